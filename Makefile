@@ -1,0 +1,35 @@
+# The two commands of the README. Both build .venv from nothing on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: test train bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-installs when pyproject.toml changes.
+$(VENV)/.dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+# torch first, pinned: on these machines 2.13.0 is a CPU wheel already on disk, while an
+# unpinned torch would pull a multi-GB CUDA build.
+$(VENV)/.train: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[train,dev]'
+	touch $@
+
+test: $(VENV)/.dev
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+train: $(VENV)/.train
+	@echo "make train: the training pipeline is not built yet (issue 4); the environment is installed in $(VENV)."
+
+bench: $(VENV)/.dev
+	$(BIN)/python -m tranquility_env.bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

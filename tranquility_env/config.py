@@ -1,0 +1,96 @@
+"""Game configuration: the ``config`` object of ``shared/spec/state.md``.
+
+Every variant flag of RULES.md's Interpretations table is a field here, with the default given
+there. ``hand_size`` and ``ropes`` default by player count (6 and 3 solo, 5 and 0 otherwise).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+# field -> (type, smallest, largest); bounds are inclusive.
+_BOUNDS: dict[str, tuple[type, int, int]] = {
+    "players": (int, 1, 5),
+    "hand_size": (int, 2, 10),
+    "bridges": (int, 0, 10),
+    "campfires_per_colour": (int, 0, 3),
+    "ropes": (int, 0, 6),
+    "campfire_move_pays": (bool, 0, 1),
+    "green_path": (bool, 0, 1),
+    "panoramas": (int, 0, 5),
+    "goats": (bool, 0, 1),
+    "goats_needed": (int, 0, 12),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated, immutable game configuration.
+
+    ``Config(players=3)`` or ``Config.from_dict({...})``; invalid values and unknown keys raise
+    ``ValueError`` naming the key.
+    """
+
+    players: int = 3
+    hand_size: int | None = None  # 6 solo, 5 otherwise
+    bridges: int = 5
+    campfires_per_colour: int = 1
+    ropes: int | None = None  # 3 solo, 0 otherwise (U5: ropes exist only in solo)
+    campfire_move_pays: bool = True
+    green_path: bool = False
+    panoramas: int = 0
+    goats: bool = False
+    goats_needed: int = 8
+
+    def __post_init__(self) -> None:
+        solo = self.players == 1 if _is_int(self.players) else False
+        if self.hand_size is None:
+            object.__setattr__(self, "hand_size", 6 if solo else 5)
+        if self.ropes is None:
+            object.__setattr__(self, "ropes", 3 if solo else 0)
+        for name, (kind, lo, hi) in _BOUNDS.items():
+            value = getattr(self, name)
+            if kind is bool:
+                if not isinstance(value, bool):
+                    raise ValueError(f"config {name!r} must be true or false, got {value!r}")
+            elif not _is_int(value) or not lo <= value <= hi:
+                raise ValueError(f"config {name!r} must be an integer from {lo} to {hi}, got {value!r}")
+        if self.ropes and self.players != 1:
+            raise ValueError(f"config 'ropes' must be 0 with {self.players} players (U5: ropes are solo only)")
+        if self.bridges < self.dealt_bridges:
+            raise ValueError(
+                f"config 'bridges' is {self.bridges}, but {self.players} players are dealt {self.dealt_bridges} (U2)"
+            )
+
+    @property
+    def dealt_bridges(self) -> int:
+        """How many bridges U2 deals to hands at setup."""
+        return 0 if self.players == 1 else 1 if self.players <= 3 else 2
+
+    @classmethod
+    def fields(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Config:
+        if not isinstance(d, dict):
+            raise ValueError(f"config must be a dict, got {type(d).__name__}")
+        unknown = sorted(set(d) - set(cls.fields()), key=str)
+        if unknown:
+            raise ValueError(f"unknown config key {unknown[0]!r}; allowed keys: {', '.join(cls.fields())}")
+        return cls(**d)
+
+    @classmethod
+    def coerce(cls, config: Config | dict[str, Any] | None) -> Config:
+        if isinstance(config, Config):
+            return config
+        return cls.from_dict({} if config is None else config)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
