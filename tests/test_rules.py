@@ -10,11 +10,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from positions import full_mountain, game, row, state
 
 from tranquility_env import Config, Game, IllegalMove, cards
 from tranquility_env.board import N_SLOTS, POS_NAME, ROW_SLOTS
 from tranquility_env.tables import GOAT_COPIES, PANORAMA_SEQUENCES
+
+from positions import full_mountain, game, row, state
 
 RULES = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
 P2 = {"players": 2}

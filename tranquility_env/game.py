@@ -9,6 +9,7 @@ those of ``board.py``, actions those of ``actions.py``.
 from __future__ import annotations
 
 import hashlib
+import operator
 import random
 from bisect import insort
 from typing import Any
@@ -174,10 +175,17 @@ class Game:
 
     def apply_action(self, action: int, _text: str | None = None) -> None:
         """Make one move given as an action id; ``IllegalMove`` (game unchanged) if it is not legal."""
+        if action.__class__ is not int:  # numpy integers welcome; floats, strings, bools are not
+            try:
+                action = operator.index(action) if not isinstance(action, bool) else None
+            except TypeError:
+                action = None
+            if action is None:
+                raise IllegalMove(f"an action must be an integer id (0 to {A.N_ACTIONS - 1})")
         if action not in self.legal_actions():
             from tranquility_env.explain import why_illegal
 
-            if not isinstance(action, int) or not 0 <= action < A.N_ACTIONS:
+            if not 0 <= action < A.N_ACTIONS:
                 raise IllegalMove(f"action {action!r} is not an action id (0 to {A.N_ACTIONS - 1})")
             text = _text or A.to_string(action, self.config.goats)
             raise IllegalMove(f"illegal move {text!r}: {why_illegal(self, action)}")

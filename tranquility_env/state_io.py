@@ -125,12 +125,6 @@ def game_from_dict(d: Any) -> Game:
             f"found {NAME[k] if k != EMPTY else 'an empty slot'}",
         )
         game.goats[p] = n
-    goat_cards = sum(1 for k in game.mountain if 0 <= k < N_ASCENT and cards.HAS_GOAT[k])
-    _expect(
-        sum(game.goats) <= goat_cards,
-        f"{sum(game.goats)} goats stand on the mountain, but only {goat_cards} goat cards entered it (GO1)",
-    )
-
     # --- players and removed cards
     seats = d["players"]
     _expect(
@@ -174,6 +168,15 @@ def game_from_dict(d: Any) -> Game:
         "state 'status' is 'won' exactly when the SUMMIT stands on r9c1 (E1, K5)",
     )
     _read_pending(game, d["pending"], card, position)
+
+    # GO1: every goat came with a goat card from a hand, and such cards never leave the
+    # mountain (a campfire's displaced card is in `pending` until it moves).
+    entered = [*game.mountain, game.moving_card]
+    goat_cards = sum(1 for k in entered if 0 <= k < N_ASCENT and cards.HAS_GOAT[k])
+    _expect(
+        sum(game.goats) <= goat_cards,
+        f"{sum(game.goats)} goats stand on the mountain, but only {goat_cards} goat cards entered it (GO1)",
+    )
 
     # --- every card in exactly one place
     places = [game.mountain, game.removed, [game.moving_card], *game.hands, *game.decks, *game.discards]

@@ -1,0 +1,49 @@
+"""Config: defaults by player count, validation, unknown keys."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tranquility_env import Config, Game
+
+
+def test_defaults_follow_the_spec() -> None:
+    assert Config(players=1).to_dict() == {
+        "players": 1, "hand_size": 6, "bridges": 5, "campfires_per_colour": 1, "ropes": 3,
+        "campfire_move_pays": True, "green_path": False, "panoramas": 0, "goats": False, "goats_needed": 8,
+    }  # fmt: skip
+    assert Config(players=4).hand_size == 5 and Config(players=4).ropes == 0
+
+
+def test_unknown_key_names_the_key_and_the_allowed_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown config key 'player'.*players, hand_size"):
+        Config.from_dict({"player": 3})
+    with pytest.raises(ValueError, match="unknown config key 'modules'"):
+        Game.new({"players": 3, "modules": []}, 0)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("players", 0), ("players", 6), ("players", "3"), ("players", True), ("panoramas", 6), ("ropes", -1),
+     ("hand_size", 1), ("goats", 1), ("green_path", "yes"), ("goats_needed", 13), ("bridges", 1.5)],
+)  # fmt: skip
+def test_bad_values_are_refused_naming_the_key(key: str, value: object) -> None:
+    base = {"players": 1} if key == "ropes" else {}
+    with pytest.raises(ValueError, match=f"'{key}'"):
+        Config.from_dict({**base, key: value})
+
+
+def test_too_few_bridges_for_the_deal() -> None:
+    with pytest.raises(ValueError, match="U2"):
+        Config(players=4, bridges=1)
+
+
+def test_config_is_frozen_and_game_new_takes_dict_or_config() -> None:
+    c = Config(players=2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.players = 3  # type: ignore[misc]
+    assert Game.new(c, 5).to_dict() == Game.new({"players": 2}, 5).to_dict()
+    with pytest.raises(ValueError, match="seed"):
+        Game.new(c, "5")  # type: ignore[arg-type]
