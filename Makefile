@@ -9,26 +9,22 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Re-installs when pyproject.toml changes.
-$(VENV)/.dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $@
-
-# torch first, pinned: on these machines 2.13.0 is a CPU wheel already on disk, while an
-# unpinned torch would pull a multi-GB CUDA build.
-$(VENV)/.train: pyproject.toml | $(BIN)/python
+# One environment for both commands (the tests train small models too); re-installed when
+# pyproject.toml changes. torch first, pinned: on these machines 2.13.0 is a CPU wheel already
+# on disk, while an unpinned torch would pull a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[train,dev]'
 	touch $@
 
-test: $(VENV)/.dev
+test: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
-train: $(VENV)/.train
+train: $(VENV)/.installed
 	@echo "make train: the training pipeline is not built yet (issue 4); the environment is installed in $(VENV)."
 
-bench: $(VENV)/.dev
+bench: $(VENV)/.installed
 	$(BIN)/python -m tranquility_env.bench
 
 clean:

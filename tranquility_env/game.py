@@ -327,7 +327,7 @@ class Game:
         ref = self._reference(p + 1, ROW_START[r] + ROW_SLOTS[r], 1)
         return abs(NUMBER[card] - ref) if ref else 0
 
-    def _open_slots(self) -> list[tuple[int, int]]:
+    def open_slots(self) -> list[tuple[int, int]]:
         """(row, position) of every open empty slot (M2, M3): each row's next slot, if supported."""
         out = []
         row_len = self.row_len
@@ -350,6 +350,11 @@ class Game:
                 if all(0 <= k < N_ASCENT and NUMBER[k] == v for k, v in zip(window, seq, strict=False)):
                     self.achieved[i] = True
                     break
+
+    def cards_on_mountain(self) -> int:
+        """Slots below the Summit holding an Ascent card or a campfire (bridges must still go)."""
+        slots = self.mountain[: board.N_SLOTS]
+        return board.N_SLOTS - slots.count(EMPTY) - slots.count(BRIDGE)
 
     def summit_goals_met(self) -> bool:
         """E1's conditions besides the SUMMIT in hand: 44 Ascent cards or campfires, module goals."""
@@ -390,9 +395,10 @@ class Game:
     def _turn_actions(self, hand: list[int]) -> list[int]:
         out: list[int] = []
         spare = len(hand) - 1  # cards left to pay with once the played card has left (P4)
-        opens = self._open_slots()
+        opens = self.open_slots()
         open_colour, open_ref = self._open_colour, self._open_ref
-        bridges = [p for p in range(_S) if self.mountain[p] == BRIDGE] if self.config.bridges else []
+        mountain = self.mountain
+        bridges = [p for p in range(_S) if mountain[p] == BRIDGE] if BRIDGE in mountain else []
         last = EMPTY
         for kind in hand:
             if kind == last:
@@ -457,7 +463,7 @@ class Game:
         out = []
         n, colour, row = NUMBER[card], COLOUR[card], POS_ROW[source]
         pays = self.config.campfire_move_pays
-        for r, p in opens if opens is not None else self._open_slots():
+        for r, p in opens if opens is not None else self.open_slots():
             if row < r <= n and colour != self._open_colour[r]:
                 ref = self._open_ref[r]
                 if not pays or not ref or abs(n - ref) <= in_hand:

@@ -1,0 +1,167 @@
+"""The PettingZoo AEC environment: PettingZoo's own API, seed and render tests, partial
+observability, masks, rewards, options and errors."""
+
+from __future__ import annotations
+
+import pickle
+import re
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from tranquility_env import Game, actions, encoding, env, raw_env
+from tranquility_env import aec as aec_module
+
+from positions import row, state
+
+CONFIGS = [{"players": p} for p in range(1, 6)] + [
+    {"players": 3, "green_path": True, "panoramas": 3, "goats": True},
+    {"players": 1, "green_path": True, "panoramas": 5, "goats": True},
+]
+IDS = [f"p{c['players']}" + ("_modules" if len(c) > 1 else "") for c in CONFIGS]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_pettingzoo_api_test(config: dict) -> None:
+    api_test(env(**config), num_cycles=200)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_pettingzoo_seed_test(config: dict) -> None:
+    seed_test(lambda: env(**config), num_cycles=100)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_pettingzoo_render_test(config: dict) -> None:
+    render_test(lambda render_mode=None: env(render_mode=render_mode, **config))
+
+
+def test_registered_with_pettingzoo_make() -> None:
+    e = pettingzoo.make("aec", "tranquility/ascent-v0", players=4, goats=True)
+    e.reset(seed=3)
+    assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
+    assert e.unwrapped.config.goats
+
+
+def test_reset_with_a_seed_deals_game_new_and_state_option_loads_a_position() -> None:
+    e = raw_env(players=3)
+    e.reset(seed=11)
+    assert e.game.to_dict() == Game.new({"players": 3}, 11).to_dict()
+    d = state(config={"players": 3}, mountain=row(1, "G5"), hands=[["B6", "R3"], ["B2", "B3"], ["R5"]], current=1)
+    e.reset(options={"state": d})
+    assert e.agent_selection == "player_1" and e.game.to_dict() == Game.from_dict(d).to_dict()
+    with pytest.raises(ValueError, match="differs from the env"):
+        e.reset(options={"state": state(config={"players": 2}, hands=[["B6", "R3"], []])})
+
+
+def test_mask_is_exactly_the_legal_moves_and_zero_for_other_seats() -> None:
+    e = raw_env(players=3, goats=True)
+    e.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        if e.terminations[e.agent_selection]:
+            break
+        seat = e.game.current
+        for agent in e.agents:
+            mask = e.observe(agent)["action_mask"]
+            if agent == e.agent_selection:
+                assert sorted(np.flatnonzero(mask)) == e.game.legal_actions()
+                assert sorted(e.unwrapped.action_to_move(a) for a in np.flatnonzero(mask)) == e.game.legal_moves()
+            else:
+                assert not mask.any()
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.possible_agents[seat])["action_mask"]))))
+
+
+def test_observation_hides_other_hands_discards_and_every_deck() -> None:
+    base = {"config": {"players": 3}, "mountain": row(1, "G5", "B7")}
+    a = Game.from_dict(state(**base, hands=[["R6", "G8"], ["G2", "G3"], ["B2"]], decks=[["R9"], ["B4"], []]))
+    b = Game.from_dict(state(**base, hands=[["R6", "G8"], ["B3", "B4"], ["R2"]], decks=[["G2"], ["G3"], []]))
+    # The rest of the cards lie on seat 2's discard pile, so that pile differs too.
+    assert a.to_dict() != b.to_dict()
+    assert encoding.observation(a, 0).tobytes() == encoding.observation(b, 0).tobytes()
+    assert encoding.state(a).tobytes() != encoding.state(b).tobytes()
+
+
+def test_observation_is_seat_relative() -> None:
+    g = Game.new({"players": 3}, 2)
+    mine = encoding.observation(g, 0)
+    seats = encoding._offsets(encoding.OBSERVATION_LAYOUT)["seats"]
+    assert mine[seats : seats + 2].tolist() == [1, 1]  # seat block 0 is the viewer, to act
+    theirs = encoding.observation(g, 1)
+    assert theirs[seats : seats + 2].tolist() == [1, 0] and theirs[seats + 10 : seats + 12].tolist() == [1, 1]
+
+
+def test_observation_within_space_and_docstring_table_matches_layout() -> None:
+    e = raw_env(players=5, goats=True, panoramas=5, green_path=True)
+    e.reset(seed=1)
+    assert e.observation_space("player_0").contains(e.observe("player_0"))
+    assert e.state_space.contains(e.state())
+    doc = aec_module.__doc__
+    at = 0
+    for name, size, _, _ in encoding.OBSERVATION_LAYOUT:
+        assert re.search(rf"\|\s*{at} - {at + size - 1}\s*\|\s*{name}\s*\|", doc), name
+        at += size
+    assert f"({encoding.OBSERVATION_SIZE},) float32" in doc and f"({encoding.STATE_SIZE},) float32" in doc
+    assert f"Discrete({actions.N_ACTIONS})" in doc
+
+
+def test_team_reward_on_a_win_and_shaping() -> None:
+    from positions import full_mountain
+
+    d = state(config={"players": 2}, mountain=full_mountain(), hands=[["SUMMIT", "SUMMIT"], ["SUMMIT"]])
+    e = raw_env(players=2)
+    e.reset(options={"state": d})
+    e.step(e.unwrapped.move_to_action("play SUMMIT r9c1"))
+    assert e.rewards == {"player_0": 1.0, "player_1": 1.0} and all(e.terminations.values())
+    e = raw_env(players=2, reward_shaping=0.5)
+    e.reset(options={"state": state(config={"players": 2}, hands=[["G5", "B6"], ["B2", "B3"]])})
+    e.step(e.move_to_action("play G5 r1c1"))
+    assert e.rewards["player_1"] == pytest.approx(0.5 / 44)
+
+
+def test_illegal_action_raises_by_default_and_can_lose_instead() -> None:
+    e = raw_env(players=2)
+    e.reset(seed=0)
+    before = e.game.to_dict()
+    with pytest.raises(ValueError, match="illegal move 'play G1 r8c1'"):
+        e.step(e.move_to_action("play G1 r8c1"))
+    assert e.game.to_dict() == before
+    e = raw_env(players=2, illegal_action="lose", illegal_reward=-2)
+    e.reset(seed=0)
+    e.step(e.move_to_action("play G1 r8c1"))
+    assert all(e.terminations.values()) and e.rewards["player_1"] == -2
+    assert "illegal move" in e.infos["player_0"]["illegal_move"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"player": 3}, "unknown env option 'player'"), ({"players": 7}, "'players'"),
+     ({"render_mode": "video"}, "render_mode"), ({"illegal_action": "ignore"}, "illegal_action"),
+     ({"reward_shaping": -1}, "reward_shaping"), ({"reward_shaping": float("nan")}, "reward_shaping")],
+)  # fmt: skip
+def test_wrong_options_fail_at_construction(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        raw_env(**kwargs)
+
+
+def test_pickles() -> None:
+    e = env(players=4, goats=True, reward_shaping=0.1)
+    clone = pickle.loads(pickle.dumps(e))
+    clone.reset(seed=2)
+    assert clone.unwrapped.config == e.unwrapped.config and clone.unwrapped.options == e.unwrapped.options
+
+
+def test_ansi_render_shows_only_the_hand_of_the_seat_to_act() -> None:
+    e = raw_env(players=3, render_mode="ansi", goats=True, panoramas=2)
+    e.reset(seed=8)
+    text = e.render()
+    hands = e.game.to_dict()["players"]
+    assert " ".join(hands[0]["hand"]) in text
+    assert "hand 5 cards" in text and " ".join(hands[1]["hand"]) not in text
+    assert "r9" in text and "panorama objectives" in text and "goats on row 8" in text
+    image = raw_env(players=3, render_mode="rgb_array")
+    image.reset(seed=8)
+    frame = image.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3

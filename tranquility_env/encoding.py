@@ -1,0 +1,193 @@
+"""The vector view: a seat's observation and the global state as float32 arrays.
+
+One fixed layout for every config, so one network fits every player count and module mix. The
+observation is *seat-relative* (the viewer is seat 0 of the seat blocks, the next seat to play is
+1, ...) and holds exactly what that seat may know (RULES.md T5): the mountain, goats and modules,
+its own hand and discard pile, and public counts. ``OBSERVATION_LAYOUT`` and ``STATE_LAYOUT``
+list every block: (name, size, upper bound of each value, meaning); the env docstring prints the
+same table with index ranges.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tranquility_env import board, cards
+from tranquility_env.config import Config
+from tranquility_env.game import EMPTY, HERD_PENDING, MOVE_PENDING, Game
+from tranquility_env.tables import PANORAMA_SEQUENCES
+
+MAX_PLAYERS = 5
+MAX_OBJECTIVES = 5  # config 'panoramas' is at most 5
+SLOT_FEATURES = 24  # per mountain slot, see SLOT_LAYOUT
+K = cards.N_KINDS
+N_PANORAMA = len(PANORAMA_SEQUENCES)
+
+# Per slot (45 slots: r1c1 .. r8c2, then r9c1): (feature, upper bound).
+SLOT_LAYOUT = (
+    [("empty", 1)]
+    + [(f"number {n}", 1) for n in range(1, 13)]
+    + [(f"colour {c}", 1) for c in "GBR"]
+    + [("bridge", 1), ("campfire", 1), ("summit", 1), ("goat symbol", 1),
+       ("goats standing here (count)", 12), ("open: the next slot of its row, supported", 1),
+       ("the campfire of a pending move stands here", 1), ("the moving herd stands here", 1)]
+)  # fmt: skip
+assert len(SLOT_LAYOUT) == SLOT_FEATURES
+
+# (block, size, upper bound, meaning); bounds are per value.
+PRIVATE_LAYOUT = [
+    ("hand", K, 10, "own hand: count of each card kind (cards.py ids)"),
+    ("discard", K, 10, "own discard pile: count of each card kind"),
+]
+PUBLIC_LAYOUT = [
+    ("mountain", board.N_POS * SLOT_FEATURES, 12, "45 slots x 24 features (SLOT_LAYOUT)"),
+    ("seats", MAX_PLAYERS * 5, 11, "per seat from the viewer on: present, to act, hand size, deck size / 10, "
+                                   "discard size / 10"),
+    ("removed", 2, 10, "bridges replaced, ropes used"),
+    ("pending", 22, 10, "kind one-hot (none, pay, move, herd), cards owed, moving card (number one-hot 12, "
+                        "colour one-hot 3, goat symbol), herd steps taken"),
+    ("config", 15, 1, "players one-hot 5, hand size / 10, bridges / 10, campfires per colour / 3, ropes / 6, "
+                      "campfire move pays, green path on, panoramas / 5, goats on, goats needed / 12, "
+                      "panorama module on"),
+    ("progress", 4, 1, "green path exists, goats on row 8 / 12, slots holding Ascent cards or campfires / 44, "
+                       "turn / 128"),
+    ("panorama", MAX_OBJECTIVES * (N_PANORAMA + 1), 1, "5 revealed objectives x (PA4 card one-hot 10, achieved)"),
+]  # fmt: skip
+OBSERVATION_LAYOUT = PRIVATE_LAYOUT + PUBLIC_LAYOUT
+STATE_LAYOUT = PUBLIC_LAYOUT + [
+    (f"seat {s} {part}", K, 10, f"seat {s} (absolute): {part} count of each card kind")
+    for s in range(MAX_PLAYERS) for part in ("hand", "discard", "deck")
+]  # fmt: skip
+
+
+def _size(layout: list) -> int:
+    return sum(size for _, size, _, _ in layout)
+
+
+def _offsets(layout: list) -> dict[str, int]:
+    out, at = {}, 0
+    for name, size, _, _ in layout:
+        out[name] = at
+        at += size
+    return out
+
+
+def _high(layout: list) -> np.ndarray:
+    return np.concatenate([np.full(size, high, dtype=np.float32) for _, size, high, _ in layout])
+
+
+PRIVATE_SIZE, PUBLIC_SIZE = _size(PRIVATE_LAYOUT), _size(PUBLIC_LAYOUT)
+OBSERVATION_SIZE, STATE_SIZE = _size(OBSERVATION_LAYOUT), _size(STATE_LAYOUT)
+OBSERVATION_HIGH, STATE_HIGH = _high(OBSERVATION_LAYOUT), _high(STATE_LAYOUT)
+_PUB = _offsets(PUBLIC_LAYOUT)
+
+# The first 20 slot features depend only on the card kind: one table row per kind, and a last row
+# for an empty slot, so that the mountain list (EMPTY = -1) indexes the table as it is.
+_CARD_ROWS = np.zeros((K + 1, SLOT_FEATURES), dtype=np.float32)
+_CARD_ROWS[EMPTY, 0] = 1
+for _k in range(K):
+    _row = _CARD_ROWS[_k]
+    if cards.NUMBER[_k]:
+        _row[cards.NUMBER[_k]] = 1
+    if cards.COLOUR[_k] >= 0:
+        _row[13 + cards.COLOUR[_k]] = 1
+    _row[16], _row[17], _row[18] = _k == cards.BRIDGE, cards.IS_CAMP[_k], _k == cards.SUMMIT
+    _row[19] = cards.HAS_GOAT[_k]
+
+
+def observation(game: Game, seat: int) -> np.ndarray:
+    """What ``seat`` may know, as a float32 vector of ``OBSERVATION_SIZE`` values."""
+    out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    _private(game, seat, out[:PRIVATE_SIZE])
+    _public(game, seat, out[PRIVATE_SIZE:])
+    return out
+
+
+def state(game: Game) -> np.ndarray:
+    """The full-information global state (all hands and decks), for centralized critics.
+
+    Seat blocks are absolute (seat 0 first); decks are given as counts, not in order."""
+    out = np.zeros(STATE_SIZE, dtype=np.float32)
+    _public(game, 0, out[:PUBLIC_SIZE])
+    at = PUBLIC_SIZE
+    for seat in range(game.config.players):
+        for pile in (game.hands[seat], game.discards[seat], game.decks[seat]):
+            out[at : at + K] = np.bincount(pile, minlength=K) if pile else 0
+            at += K
+    return out
+
+
+def _private(game: Game, seat: int, out: np.ndarray) -> None:
+    hand, discard = game.hands[seat], game.discards[seat]
+    out[:K] = np.bincount(hand, minlength=K) if hand else 0
+    out[K:] = np.bincount(discard, minlength=K) if discard else 0
+
+
+# The small blocks after the mountain are built as one Python list and written to the array in
+# one go: many single numpy writes would cost more than the whole rest of a decision.
+_TAIL_START = _PUB["seats"]
+_ABSENT_SEATS = [[0.0] * 5 * (MAX_PLAYERS - n) for n in range(MAX_PLAYERS + 1)]  # by players present
+_NOTHING_REMOVED = [0.0, 0.0]
+_PENDING_KIND = [[float(i == kind) for i in range(4)] for kind in range(4)]
+_NO_MOVING_CARD = [0.0] * 16
+_MOVING_CARD = [_CARD_ROWS[k, 1:20][[*range(12), 12, 13, 14, 18]].tolist() for k in range(K)]
+_ABSENT_OBJECTIVES = [[0.0] * (N_PANORAMA + 1) * (MAX_OBJECTIVES - n) for n in range(MAX_OBJECTIVES + 1)]
+_OBJECTIVE = {
+    (seq, done): [float(i == j) for j in range(N_PANORAMA)] + [float(done)]
+    for i, seq in enumerate(PANORAMA_SEQUENCES)
+    for done in (False, True)
+}
+_CONFIG_BLOCKS: dict[Config, list[float]] = {}
+
+
+def _config_block(config: Config) -> list[float]:
+    block = _CONFIG_BLOCKS.get(config)
+    if block is None:
+        block = [float(config.players == p) for p in range(1, MAX_PLAYERS + 1)]
+        block += [
+            config.hand_size / 10, config.bridges / 10, config.campfires_per_colour / 3, config.ropes / 6,
+            config.campfire_move_pays, config.green_path, config.panoramas / 5, config.goats,
+            config.goats_needed / 12, config.panoramas > 0,
+        ]  # fmt: skip
+        _CONFIG_BLOCKS[config] = block = [float(x) for x in block]
+    return block
+
+
+def _public(game: Game, viewer: int, out: np.ndarray) -> None:
+    config = game.config
+    slots = out[:_TAIL_START].reshape(board.N_POS, SLOT_FEATURES)
+    np.take(_CARD_ROWS, game.mountain, axis=0, out=slots)
+    if config.goats:
+        slots[:, 20] = game.goats
+    for _, p in game.open_slots():
+        slots[p, 21] = 1
+    if game.pending == MOVE_PENDING:
+        slots[game.moving_from, 22] = 1
+    elif game.pending == HERD_PENDING:
+        slots[game.herd_at, 23] = 1
+
+    tail: list[float] = []
+    players, current = config.players, game.current
+    hands, decks, discards = game.hands, game.decks, game.discards
+    for rel in range(players):
+        s = (viewer + rel) % players
+        tail += (1.0, s == current, len(hands[s]), len(decks[s]) / 10, len(discards[s]) / 10)
+    tail += _ABSENT_SEATS[players]
+    removed = game.removed
+    tail += (removed.count(cards.BRIDGE), removed.count(cards.ROPE)) if removed else _NOTHING_REMOVED
+    tail += _PENDING_KIND[game.pending]
+    tail.append(game.owed)
+    tail += _MOVING_CARD[game.moving_card] if game.pending == MOVE_PENDING else _NO_MOVING_CARD
+    tail.append(game.herd_steps)
+    tail += _config_block(config)
+    row8 = board.ROW_START[board.ROWS]
+    tail += (
+        config.green_path and game.has_green_path(),
+        (game.goats[row8] + game.goats[row8 + 1]) / 12,
+        game.cards_on_mountain() / 44,
+        game.turn / 128,
+    )
+    for seq, done in zip(game.objectives, game.achieved, strict=True):
+        tail += _OBJECTIVE[seq, done]
+    tail += _ABSENT_OBJECTIVES[len(game.objectives)]
+    out[_TAIL_START:] = tail

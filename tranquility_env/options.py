@@ -1,0 +1,58 @@
+"""Environment options beside the game ``Config``, and the team reward they define."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from tranquility_env.board import N_SLOTS
+from tranquility_env.config import Config
+from tranquility_env.game import WON, Game
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """``render_mode``: None, "ansi", "human" or "rgb_array".
+    ``reward_shaping``: adds ``reward_shaping * (new cards on the mountain) / 44`` to the team reward,
+    so a full mountain is worth ``reward_shaping`` on top of the +1 win. 0 (off) by default.
+    ``illegal_action``: "raise" (a ValueError naming the move; the game is unchanged) or "lose" (the
+    game ends, every seat gets ``illegal_reward``), for algorithms that cannot mask."""
+
+    render_mode: str | None = None
+    reward_shaping: float = 0.0
+    illegal_action: str = "raise"
+    illegal_reward: float = -1.0
+
+    def __post_init__(self) -> None:
+        if self.render_mode is not None and self.render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {self.render_mode!r}")
+        for name in ("reward_shaping", "illegal_reward"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+        if self.reward_shaping < 0:
+            raise ValueError(f"reward_shaping must be >= 0, got {self.reward_shaping!r}")
+        if self.illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {self.illegal_action!r}")
+
+
+def parse_env_kwargs(kwargs: dict[str, Any], extra: tuple[str, ...] = ()) -> tuple[Config, EnvOptions]:
+    """Split keyword arguments into the game Config and the EnvOptions; unknown keys are an error."""
+    option_names = tuple(f.name for f in dataclasses.fields(EnvOptions))
+    allowed = Config.fields() + option_names + extra
+    for key in kwargs:
+        if key not in allowed:
+            raise ValueError(f"unknown env option {key!r}; allowed: {', '.join(allowed)}")
+    config = Config.from_dict({k: v for k, v in kwargs.items() if k in Config.fields()})
+    return config, EnvOptions(**{k: v for k, v in kwargs.items() if k in option_names})
+
+
+def team_reward(game: Game, progress_before: int, options: EnvOptions) -> float:
+    reward = 1.0 if game.status == WON else 0.0
+    if options.reward_shaping:
+        reward += options.reward_shaping * (game.cards_on_mountain() - progress_before) / N_SLOTS
+    return reward

@@ -1,0 +1,100 @@
+"""A single-agent team view for stable-baselines3 and other gymnasium code.
+
+``TeamEnv(teammates={1: HeuristicBot()}, players=3)`` is a ``gymnasium.Env`` in which one policy
+decides for every seat that no teammate bot holds. Each step is one decision of such a seat,
+observed from that seat (the seat-relative observation of the AEC env), so one network plays
+every seat. Bot seats are played inside ``step`` until a policy seat must decide or the game ends;
+their rewards count too, since the reward is the team's. ``action_masks()`` returns the current
+mask, so sb3-contrib's ``MaskablePPO`` works directly.
+
+Keyword arguments are those of the AEC env (the Config fields, ``render_mode``,
+``reward_shaping``, ``illegal_action``, ``illegal_reward``). ``info`` carries ``seat`` (who decides
+now) and ``action_mask``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from tranquility_env import actions, encoding, render
+from tranquility_env.aec import action_mask, new_game
+from tranquility_env.bots import Bot
+from tranquility_env.game import ONGOING, Game, IllegalMove
+from tranquility_env.options import RENDER_MODES, parse_env_kwargs, team_reward
+from tranquility_env.views import LazySeatView
+
+
+class TeamEnv(gymnasium.Env):
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}  # noqa: RUF012 (gymnasium's attribute)
+
+    def __init__(self, teammates: Mapping[int, Bot] | None = None, **kwargs: Any) -> None:
+        self.config, self.options = parse_env_kwargs(kwargs)
+        self.render_mode = self.options.render_mode
+        self.teammates = dict(teammates or {})
+        for seat, bot in self.teammates.items():
+            if not isinstance(seat, int) or not 0 <= seat < self.config.players:
+                raise ValueError(f"teammate seat {seat!r} is not a seat from 0 to {self.config.players - 1}")
+            if not isinstance(bot, Bot):
+                raise ValueError(f"teammate at seat {seat} has no act(observation, action_mask, view) method")
+        self.policy_seats = [s for s in range(self.config.players) if s not in self.teammates]
+        if not self.policy_seats:
+            raise ValueError("every seat holds a teammate bot: the policy would never decide")
+        self.observation_space = spaces.Box(0.0, encoding.OBSERVATION_HIGH, dtype=np.float32)
+        self.action_space = spaces.Discrete(actions.N_ACTIONS)
+        self.game: Game | None = None
+        self._ended = False  # set when illegal_action="lose" ended the episode
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        self.game = new_game(self.config, seed, self.np_random, options)
+        self._ended = False
+        self._play_bots()
+        if self.game.status != ONGOING:
+            raise ValueError("the game ends before any policy seat decides")
+        return self._observation(), self._info()
+
+    def step(self, action: int):
+        game = self.game
+        if game is None or game.status != ONGOING or self._ended:
+            raise RuntimeError("step() on a finished game: call reset() first")
+        before = game.cards_on_mountain() if self.options.reward_shaping else 0
+        try:
+            game.apply_action(action)
+        except IllegalMove as err:
+            if self.options.illegal_action == "raise":
+                raise
+            self._ended = True
+            info = {**self._info(), "illegal_move": str(err)}
+            return self._observation(), float(self.options.illegal_reward), True, False, info
+        self._play_bots()
+        reward = team_reward(game, before, self.options)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, game.status != ONGOING, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the seat to act, as booleans (sb3-contrib's MaskablePPO calls this)."""
+        return action_mask(self.game, self.game.current).astype(bool)
+
+    def _play_bots(self) -> None:
+        game = self.game
+        while game.status == ONGOING and game.current in self.teammates:
+            seat = game.current
+            bot_action = self.teammates[seat].act(
+                encoding.observation(game, seat), action_mask(game, seat), LazySeatView(game, seat)
+            )
+            game.apply_action(bot_action)
+
+    def _observation(self) -> np.ndarray:
+        return encoding.observation(self.game, self.game.current)
+
+    def _info(self) -> dict[str, Any]:
+        return {"seat": self.game.current, "action_mask": action_mask(self.game, self.game.current)}
+
+    def render(self) -> str | np.ndarray | None:
+        return render.frame(self.game, self.render_mode)

@@ -1,0 +1,53 @@
+"""The readable view: what one seat may know (RULES.md T5), as plain JSON-ready data.
+
+It has the shape of ``Game.to_dict()`` (``shared/spec/state.md``) with the hidden parts replaced
+by their public sizes: other seats' hands and discard piles, and every deck. Bots get it beside
+the observation vector; the terminal renderer draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from tranquility_env.game import Game
+
+
+def seat_view(game: Game, seat: int) -> dict[str, Any]:
+    """The table as ``seat`` sees it; ``legal_moves`` only when it is that seat's decision."""
+    if not 0 <= seat < game.config.players:
+        raise ValueError(f"seat must be from 0 to {game.config.players - 1}, got {seat!r}")
+    full = game.to_dict()
+    players = []
+    for s, p in enumerate(full["players"]):
+        entry = {"hand_size": len(p["hand"]), "deck_size": len(p["deck"]), "discard_size": len(p["discard"])}
+        if s == seat:
+            entry |= {"hand": p["hand"], "discard": p["discard"]}
+        players.append(entry)
+    view = {key: value for key, value in full.items() if key != "players"}
+    view["players"] = players
+    view["seat"] = seat
+    view["legal_moves"] = game.legal_moves() if seat == game.current and game.status == "ongoing" else []
+    return view
+
+
+class LazySeatView(Mapping[str, Any]):
+    """``seat_view(game, seat)``, built on first access: most bots never read it, and building it
+    costs more than a decision. Valid while the bot decides (the game moves on afterwards)."""
+
+    def __init__(self, game: Game, seat: int) -> None:
+        self._game, self._seat, self._view = game, seat, None
+
+    def _data(self) -> dict[str, Any]:
+        if self._view is None:
+            self._view = seat_view(self._game, self._seat)
+        return self._view
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data())
+
+    def __len__(self) -> int:
+        return len(self._data())
