@@ -24,8 +24,15 @@ test: $(VENV)/.installed
 train: $(VENV)/.installed
 	@echo "make train: the training pipeline is not built yet (issue 4); the environment is installed in $(VENV)."
 
-bench: $(VENV)/.installed
+# The peers the benchmark compares against. hanabi_learning_environment builds with CMake, and
+# CMake >= 4 refuses its old cmake_minimum_required unless told the policy version.
+$(VENV)/.bench: pyproject.toml | $(VENV)/.installed
+	CMAKE_POLICY_VERSION_MINIMUM=3.5 $(BIN)/pip install --quiet -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.bench
 	$(BIN)/python -m tranquility_env.bench
+	$(BIN)/python -m tranquility_env.bench --env
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

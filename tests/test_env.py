@@ -165,3 +165,24 @@ def test_ansi_render_shows_only_the_hand_of_the_seat_to_act() -> None:
     image.reset(seed=8)
     frame = image.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+
+
+def test_cached_mountain_block_is_never_stale() -> None:
+    """encoding keeps the last mountain block; interleaved games and every module must still get
+    exactly what a fresh build gives."""
+    import random
+
+    games = [Game.new({"players": p, "goats": True, "panoramas": 2, "green_path": True}, p) for p in (2, 3)]
+    rng = random.Random(0)
+    for _ in range(400):
+        live = [g for g in games if not g.is_over]
+        if not live:
+            break
+        g = rng.choice(live)
+        builders = [a for a in g.legal_actions() if actions.DECODE[a][0] != actions.DISCARD]
+        g.apply_action(rng.choice(builders if builders and rng.random() < 0.9 else g.legal_actions()))
+        for game in games:
+            for seat in range(game.config.players):
+                cached = encoding.observation(game, seat)
+                encoding._last_block = ()
+                assert cached.tobytes() == encoding.observation(game, seat).tobytes()

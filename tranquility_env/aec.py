@@ -115,13 +115,26 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with ``last()`` answered by the env itself: inherited, it
-    reads six attributes through the wrapper's ``__getattr__``, a sixth of the time of a step."""
+    """PettingZoo's OrderEnforcingWrapper, with ``last()``, ``agents`` and ``agent_selection``
+    answered by the env directly. Inherited, each step reads about ten attributes through two
+    levels of ``__getattr__``: a quarter of the time of a whole step of this env."""
 
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self.env.agents
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.agent_selection
 
 
 def observation_space() -> spaces.Dict:

@@ -153,18 +153,33 @@ def _config_block(config: Config) -> list[float]:
     return block
 
 
-def _public(game: Game, viewer: int, out: np.ndarray) -> None:
-    config = game.config
-    slots = out[:_TAIL_START].reshape(board.N_POS, SLOT_FEATURES)
+# The last mountain block built and its inputs, as one tuple (replaced whole, so a reader always
+# sees a matching pair). Payments, discards and refills leave the block unchanged.
+_last_block: tuple = ()
+
+
+def _mountain_block(game: Game, slots: np.ndarray) -> None:
+    global _last_block
+    moving_from = game.moving_from if game.pending == MOVE_PENDING else -1
+    herd_at = game.herd_at if game.pending == HERD_PENDING else -1
+    last = _last_block
+    if last and last[0] == game.mountain and last[1] == game.goats and last[2:4] == (moving_from, herd_at):
+        slots[:] = last[4]
+        return
     np.take(_CARD_ROWS, game.mountain, axis=0, out=slots)
-    if config.goats:
-        slots[:, 20] = game.goats
+    slots[:, 20] = game.goats
     for _, p in game.open_slots():
         slots[p, 21] = 1
-    if game.pending == MOVE_PENDING:
-        slots[game.moving_from, 22] = 1
-    elif game.pending == HERD_PENDING:
-        slots[game.herd_at, 23] = 1
+    if moving_from >= 0:
+        slots[moving_from, 22] = 1
+    if herd_at >= 0:
+        slots[herd_at, 23] = 1
+    _last_block = (game.mountain[:], game.goats[:], moving_from, herd_at, slots.copy())
+
+
+def _public(game: Game, viewer: int, out: np.ndarray) -> None:
+    config = game.config
+    _mountain_block(game, out[:_TAIL_START].reshape(board.N_POS, SLOT_FEATURES))
 
     tail: list[float] = []
     players, current = config.players, game.current
