@@ -103,8 +103,8 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from tranquility_env import actions, encoding, render
 from tranquility_env.config import Config
-from tranquility_env.game import ONGOING, Game, IllegalMove
-from tranquility_env.options import RENDER_MODES, parse_env_kwargs, team_reward
+from tranquility_env.game import ONGOING, Game
+from tranquility_env.options import RENDER_MODES, parse_env_kwargs, team_step
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -226,17 +226,11 @@ class raw_env(AECEnv, EzPickle):
             return
         game = self.game
         self._cumulative_rewards[agent] = 0.0
-        before = game.cards_on_mountain() if self.options.reward_shaping else 0
-        try:
-            game.apply_action(action)
-        except IllegalMove as err:
-            if self.options.illegal_action == "raise":
-                raise
-            reward = float(self.options.illegal_reward)
+        reward, illegal = team_step(game, action, self.options)
+        if illegal is not None:
             self.terminations = dict.fromkeys(self.agents, True)
-            self.infos = {a: {"illegal_move": str(err)} for a in self.agents}
+            self.infos = {a: {"illegal_move": illegal} for a in self.agents}
         else:
-            reward = team_reward(game, before, self.options)
             if game.status != ONGOING:
                 self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agents[game.current]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from tranquility_env.board import N_SLOTS
 from tranquility_env.config import Config
-from tranquility_env.game import WON, Game
+from tranquility_env.game import WON, Game, IllegalMove
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -51,8 +52,23 @@ def parse_env_kwargs(kwargs: dict[str, Any], extra: tuple[str, ...] = ()) -> tup
     return config, EnvOptions(**{k: v for k, v in kwargs.items() if k in option_names})
 
 
-def team_reward(game: Game, progress_before: int, options: EnvOptions) -> float:
+def team_step(game: Game, action: int, options: EnvOptions,
+              then: Callable[[], None] | None = None) -> tuple[float, str | None]:  # fmt: skip
+    """Apply one action as the options say; ``then`` runs after it (TeamEnv plays its bot seats).
+
+    Returns the team reward and ``None``, or, with ``illegal_action="lose"``, ``illegal_reward``
+    and the refusal message (the game is unchanged; the env ends the episode). With "raise" the
+    ``IllegalMove`` propagates."""
+    before = game.cards_on_mountain() if options.reward_shaping else 0
+    try:
+        game.apply_action(action)
+    except IllegalMove as err:
+        if options.illegal_action == "raise":
+            raise
+        return float(options.illegal_reward), str(err)
+    if then is not None:
+        then()
     reward = 1.0 if game.status == WON else 0.0
     if options.reward_shaping:
-        reward += options.reward_shaping * (game.cards_on_mountain() - progress_before) / N_SLOTS
-    return reward
+        reward += options.reward_shaping * (game.cards_on_mountain() - before) / N_SLOTS
+    return reward, None

@@ -24,8 +24,8 @@ from gymnasium import spaces
 from tranquility_env import actions, encoding, render
 from tranquility_env.aec import action_mask, new_game
 from tranquility_env.bots import Bot
-from tranquility_env.game import ONGOING, Game, IllegalMove
-from tranquility_env.options import RENDER_MODES, parse_env_kwargs, team_reward
+from tranquility_env.game import ONGOING, Game
+from tranquility_env.options import RENDER_MODES, parse_env_kwargs, team_step
 from tranquility_env.views import LazySeatView
 
 
@@ -62,17 +62,10 @@ class TeamEnv(gymnasium.Env):
         game = self.game
         if game is None or game.status != ONGOING or self._ended:
             raise RuntimeError("step() on a finished game: call reset() first")
-        before = game.cards_on_mountain() if self.options.reward_shaping else 0
-        try:
-            game.apply_action(action)
-        except IllegalMove as err:
-            if self.options.illegal_action == "raise":
-                raise
+        reward, illegal = team_step(game, action, self.options, then=self._play_bots)
+        if illegal is not None:
             self._ended = True
-            info = {**self._info(), "illegal_move": str(err)}
-            return self._observation(), float(self.options.illegal_reward), True, False, info
-        self._play_bots()
-        reward = team_reward(game, before, self.options)
+            return self._observation(), reward, True, False, {**self._info(), "illegal_move": illegal}
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, game.status != ONGOING, False, self._info()
