@@ -21,8 +21,10 @@ test: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
+# The main job: the embedded default config (3 players, base game, self-play), about 15 minutes
+# on 2 cores, then its evaluation table. Checkpoints in checkpoints/p3/, TensorBoard logs in runs/.
 train: $(VENV)/.installed
-	@echo "make train: the training pipeline is not built yet (issue 4); the environment is installed in $(VENV)."
+	$(BIN)/tranquility train
 
 # The peers the benchmark compares against. hanabi_learning_environment builds with CMake, and
 # CMake >= 4 refuses its old cmake_minimum_required unless told the policy version.

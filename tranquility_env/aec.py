@@ -144,13 +144,6 @@ def observation_space() -> spaces.Dict:
     })  # fmt: skip
 
 
-def action_mask(game: Game, seat: int) -> np.ndarray:
-    mask = np.zeros(actions.N_ACTIONS, dtype=np.int8)
-    if seat == game.current and game.status == ONGOING:
-        mask[game.legal_actions()] = 1
-    return mask
-
-
 def new_game(config: Config, seed: int | None, seeds: np.random.Generator, options: dict[str, Any] | None) -> Game:
     """The game a reset starts: ``options["state"]`` if given, else ``Game.new(config, seed)``,
     with a seed drawn from ``seeds`` when none is given."""
@@ -214,7 +207,10 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
-        return {"observation": encoding.observation(self.game, seat), "action_mask": action_mask(self.game, seat)}
+        return {
+            "observation": encoding.observation(self.game, seat),
+            "action_mask": encoding.action_mask(self.game, seat),
+        }
 
     def state(self) -> np.ndarray:
         return encoding.state(self.game)

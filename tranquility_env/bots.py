@@ -12,6 +12,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from tranquility_env import actions, board, cards
+from tranquility_env import mountain as mrules
+
 
 @runtime_checkable
 class Bot(Protocol):
@@ -28,3 +31,242 @@ class RandomBot:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
         return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+class HeuristicBot:
+    """A careful hand-written strategy: the baseline that learned bots must beat.
+
+    It reasons from its seat's readable view only (``views.seat_view``), with the rule functions
+    of ``mountain.py``. Of the cards of a game, 44 Ascent cards or campfires and one Summit must
+    reach the mountain; every other card spent (penalties, discards) comes out of a small shared
+    budget, and the team loses when the seat to act runs dry. So the bot values each move by
+
+        cards it spends now + ``lookahead`` x (future cost of the hand it leaves) - ``progress``
+
+    where a card's future cost is its cheapest penalty on the slots open after the move (a card
+    that fits no open slot costs ``no_fit``; one whose rows are all full is worthless), and each
+    card drawn to refill the hand counts as an average card (``draw_cost``). This one-step look
+    ahead prefers plays that keep twins playable in the same row, opens new rows (their first
+    card is free), and plays bridges where they reset a row's reference.
+
+    - **Summit** whenever it is legal; one Summit is always kept, extra ones are paid first.
+    - **Bridges** left in the mountain block the Summit (B5): replacing one earns ``progress``
+      twice once the mountain holds ``late_game`` cards, and no bridge is played that late.
+    - **Discards** are valued like plays (two cards spent, two drawn), but only while this seat
+      has cards to spare: its hand and deck beyond its share of the plays the mountain still
+      needs.
+    - **Payments** give up the least useful card; **campfire moves** go where they pay least;
+      **rope** (solo) is valued as a fresh hand; **herds** (goats) move up when no play is cheap.
+    """
+
+    def __init__(self, lookahead: float = 0.25, progress: float = 1.0, draw_cost: float = 2.0,
+                 no_fit: float = 3.0, bridge_debt: float = 1.5, spare_margin: int = 2,
+                 late_game: int = 36) -> None:  # fmt: skip
+        self.lookahead = lookahead
+        self.progress = progress
+        self.draw_cost = draw_cost
+        self.no_fit = no_fit
+        self.bridge_debt = bridge_debt
+        self.spare_margin = spare_margin
+        self.late_game = late_game
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        return _HeuristicTurn(view, [int(a) for a in legal], self).choose()
+
+
+class _HeuristicTurn:
+    """One decision of HeuristicBot, on the parsed view."""
+
+    def __init__(self, view: Mapping[str, Any], legal: list[int], bot: HeuristicBot) -> None:
+        goats = view["config"]["goats"]
+        self.bot, self.legal, self.view = bot, legal, view
+        self.mountain = [mrules.EMPTY] * board.N_POS
+        for pos, name in view["mountain"].items():
+            self.mountain[board.parse_pos(pos)] = cards.parse_card(name, goats)
+        self.hand = [cards.parse_card(name, goats) for name in view["players"][view["seat"]]["hand"]]
+        self.slots = self.open_slot_info(self.mountain)
+        self.filled = sum(1 for k in self.mountain[: board.N_SLOTS] if k != mrules.EMPTY)
+
+    # --- the value model
+    @staticmethod
+    def open_slot_info(mountain: list[int]) -> list[tuple[int, int, int]]:
+        """(row, left colour, reference) of each open slot."""
+        out = []
+        for r, p in mrules.open_slots(mrules.row_lengths(mountain)):
+            left = mountain[p - 1] if board.POS_COL[p] > 1 else mrules.EMPTY
+            out.append((r, cards.COLOUR[left] if left != mrules.EMPTY else -1, mrules.left_reference(mountain, p)))
+        return out
+
+    def card_cost(self, kind: int, slots: list[tuple[int, int, int]], row_len: list[int] | None = None) -> float:
+        """How dear ``kind`` will be to play (or how little it matters, for specials)."""
+        if kind == cards.SUMMIT or kind == cards.ROPE:
+            return 0.0
+        if cards.IS_CAMP[kind]:
+            return 0.5
+        if kind == cards.BRIDGE:
+            return 3.0 if self.filled >= self.bot.late_game else 1.0
+        n, colour = cards.NUMBER[kind], cards.COLOUR[kind]
+        best = self.bot.no_fit
+        for r, left_colour, ref in slots:
+            if n >= r and colour != left_colour:
+                best = min(best, abs(n - ref) if ref else 0)
+        return best
+
+    def hand_cost(self, hand: list[int], slots: list[tuple[int, int, int]]) -> float:
+        return sum(self.card_cost(k, slots) for k in hand)
+
+    def give_up(self, hand: list[int], count: int, slots: list[tuple[int, int, int]]) -> list[int]:
+        """The ``count`` cards of ``hand`` to pay or discard: extra Summits, then the dearest."""
+        summits = 0
+        scored = []
+        for k in sorted(hand):
+            useless = 100.0 if k == cards.SUMMIT and summits else (-5.0 if k == cards.SUMMIT else 0.0)
+            summits += k == cards.SUMMIT
+            scored.append((useless + self.card_cost(k, slots), k))
+        scored.sort(reverse=True)
+        return [k for _, k in scored[:count]]
+
+    def after(self, hand: list[int], spend: int, slots: list[tuple[int, int, int]], drawn: int) -> float:
+        rest = list(hand)
+        for k in self.give_up(rest, spend, slots):
+            rest.remove(k)
+        return self.hand_cost(rest, slots) + drawn * self.bot.draw_cost
+
+    def value_of_play(self, card: int, p: int) -> float:
+        bot = self.bot
+        penalty = mrules.play_penalty(self.mountain, card, p)
+        onto_bridge = self.mountain[p] == cards.BRIDGE
+        mountain = list(self.mountain)
+        mountain[p] = card
+        slots = self.open_slot_info(mountain)
+        rest = list(self.hand)
+        rest.remove(card)
+        progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
+        return penalty + bot.lookahead * self.after(rest, penalty, slots, 1 + penalty) - progress
+
+    # --- choosing
+    def choose(self) -> int:
+        pending = self.view["pending"]
+        by_kind: dict[int, list[int]] = {}
+        for a in self.legal:
+            by_kind.setdefault(actions.DECODE[a][0], []).append(a)
+        if pending is not None:
+            if actions.PAY in by_kind:
+                payable = [actions.DECODE[a][1] for a in by_kind[actions.PAY]]
+                return actions.FIRST[actions.PAY] + self.give_up(payable, 1, self.slots)[0]
+            if actions.MOVE in by_kind:
+                card = cards.parse_card(pending["card"], self.view["config"]["goats"])
+                return min(by_kind[actions.MOVE], key=lambda a: (self.move_cost(card, actions.DECODE[a][2]), a))
+            steps = by_kind.get(actions.STEP, [])
+            return steps[0] if steps else by_kind[actions.STOP][0]
+        if actions.PLAY_SUMMIT in by_kind:
+            return by_kind[actions.PLAY_SUMMIT][0]
+        return min(self.options(by_kind))[1]
+
+    def move_cost(self, card: int, p: int) -> int:
+        return mrules.play_penalty(self.mountain, card, p) if self.view["config"]["campfire_move_pays"] else 0
+
+    def options(self, by_kind: dict[int, list[int]]) -> list[tuple[float, int]]:
+        bot = self.bot
+        out = [(self.value_of_play(x, y), a) for a in by_kind.get(actions.PLAY, []) for _, x, y in [actions.DECODE[a]]]
+        for a in by_kind.get(actions.CAMP, []):
+            _, camp, p = actions.DECODE[a]
+            card = self.mountain[p]
+            cost = min(self.move_cost(card, q) for r, q in mrules.open_slots(mrules.row_lengths(self.mountain))
+                       if r > board.POS_ROW[p])  # fmt: skip
+            rest = list(self.hand)
+            rest.remove(camp)
+            out.append((cost + bot.lookahead * self.after(rest, cost, self.slots, 1 + cost) - bot.progress, a))
+        if self.filled < bot.late_game:
+            for a in by_kind.get(actions.PLAY_BRIDGE, []):
+                mountain = list(self.mountain)
+                mountain[actions.DECODE[a][2]] = cards.BRIDGE
+                rest = list(self.hand)
+                rest.remove(cards.BRIDGE)
+                out.append((bot.bridge_debt + bot.lookahead * self.after(rest, 0, self.open_slot_info(mountain), 1), a))
+        if actions.ROPE in by_kind:
+            out.append((bot.lookahead * (len(self.hand) - 1) * bot.draw_cost, by_kind[actions.ROPE][0]))
+        if actions.DISCARD in by_kind and (not out or self.spare() >= bot.spare_margin):
+            pair = self.give_up(self.hand, 2, self.slots)
+            a = actions.DISCARD_ID[pair[0]][pair[1]]
+            out.append((2 + bot.lookahead * self.after(self.hand, 2, self.slots, 2), a))
+        if actions.HERD in by_kind:
+            a = max(by_kind[actions.HERD], key=lambda a: board.POS_ROW[actions.DECODE[a][2]])
+            out.append((1.5 + bot.lookahead * self.after(self.hand, 1, self.slots, 1), a))
+        if not out:
+            out = [(0.0, a) for a in self.legal]
+        return out
+
+    def spare(self) -> int:
+        """This seat's cards (hand and deck) beyond its share of the plays the mountain still needs."""
+        me = self.view["players"][self.view["seat"]]
+        done = sum(1 for k in self.mountain[: board.N_SLOTS] if k not in (mrules.EMPTY, cards.BRIDGE))
+        share = -(-(board.N_SLOTS - done + 1) // len(self.view["players"]))  # ceil: the Summit too
+        return me["hand_size"] + me["deck_size"] - share
+
+
+class PolicyBot:
+    """A learned policy loaded from a bot checkpoint (``checkpoint.py``): an MLP over the
+    observation whose logits are masked to the legal actions. Plays with numpy alone.
+
+    ``deterministic`` picks the most likely legal action; otherwise it samples (``seed``)."""
+
+    def __init__(self, about: dict[str, Any], layers: list[tuple[np.ndarray, np.ndarray]],
+                 head: tuple[np.ndarray, np.ndarray], deterministic: bool = True, seed: int | None = None,
+                 path: str = "") -> None:  # fmt: skip
+        from tranquility_env.checkpoint import ACTIVATIONS
+        from tranquility_env.config import Config
+
+        self.about, self.layers, self.head, self.path = about, layers, head, path
+        self.activation = ACTIVATIONS[about["activation"]]
+        self.config = Config.from_dict(about["config"])
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def load(cls, path: str, deterministic: bool = True, seed: int | None = None) -> PolicyBot:
+        from tranquility_env.checkpoint import load
+
+        about, layers, head = load(path)
+        return cls(about, layers, head, deterministic, seed, str(path))
+
+    def check_table(self, config: Any) -> None:
+        """Refuse a table whose config differs from the one this policy was trained for."""
+        from tranquility_env.checkpoint import CheckpointError
+        from tranquility_env.config import Config
+
+        config = Config.coerce(config)
+        if config != self.config:
+            differs = {k: v for k, v in config.to_dict().items() if self.config.to_dict()[k] != v}
+            raise CheckpointError(f"{self.path or 'policy'} was trained for {self.config.to_dict()}; "
+                                  f"this table differs in {differs}")  # fmt: skip
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        x = np.asarray(observation, dtype=np.float32)
+        for weight, bias in self.layers:
+            x = self.activation(weight @ x + bias)
+        weight, bias = self.head
+        return weight @ x + bias
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        logits = self.logits(observation)
+        legal = action_mask.view(np.bool_) if action_mask.dtype == np.int8 else action_mask.astype(bool)
+        logits = np.where(legal, logits, -np.inf)
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(self.rng.choice(len(p), p=p / p.sum()))
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot from its name: ``random``, ``heuristic`` or ``policy:PATH`` (a checkpoint folder)."""
+    if spec == "random":
+        return RandomBot(seed)
+    if spec == "heuristic":
+        return HeuristicBot()
+    if spec.startswith("policy:") and len(spec) > len("policy:"):
+        return PolicyBot.load(spec[len("policy:") :], seed=seed)
+    raise ValueError(f"unknown bot {spec!r}: use 'random', 'heuristic' or 'policy:PATH'")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tranquility_env import board, cards
+from tranquility_env import actions, board, cards
 from tranquility_env.config import Config
-from tranquility_env.game import EMPTY, HERD_PENDING, MOVE_PENDING, Game
+from tranquility_env.game import EMPTY, HERD_PENDING, MOVE_PENDING, ONGOING, Game
 from tranquility_env.tables import PANORAMA_SEQUENCES
 
 MAX_PLAYERS = 5
@@ -101,6 +101,14 @@ def observation(game: Game, seat: int) -> np.ndarray:
     _private(game, seat, out[:PRIVATE_SIZE])
     _public(game, seat, out[PRIVATE_SIZE:])
     return out
+
+
+def action_mask(game: Game, seat: int) -> np.ndarray:
+    """int8, 1 exactly for the legal actions of ``seat`` (all zeros unless it decides now)."""
+    mask = np.zeros(actions.N_ACTIONS, dtype=np.int8)
+    if seat == game.current and game.status == ONGOING:
+        mask[game.legal_actions()] = 1
+    return mask
 
 
 def state(game: Game) -> np.ndarray:

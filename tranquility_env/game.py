@@ -16,12 +16,13 @@ from typing import Any
 
 from tranquility_env import actions as A
 from tranquility_env import board, cards
+from tranquility_env import mountain as mountain_rules
 from tranquility_env.board import POS_COL, POS_ROW, ROW_SLOTS, ROW_START, ROWS
 from tranquility_env.cards import BRIDGE, COLOUR, N_ASCENT, NUMBER, ROPE, SUMMIT
 from tranquility_env.config import Config
+from tranquility_env.mountain import EMPTY
 from tranquility_env.tables import PANORAMA_SEQUENCES
 
-EMPTY = -1
 ONGOING, WON, LOST = "ongoing", "won", "lost"
 # Kinds of pending sub-decision (spec/state.md `pending`).
 NO_PENDING, PAY_PENDING, MOVE_PENDING, HERD_PENDING = range(4)
@@ -219,7 +220,7 @@ class Game:
             card = self.moving_card
             self.moving_card = self.moving_from = EMPTY
             self.pending = NO_PENDING
-            penalty = self._left_penalty(card, y) if self.config.campfire_move_pays else 0
+            penalty = mountain_rules.play_penalty(self.mountain, card, y) if self.config.campfire_move_pays else 0
             self._place(card, y)
             self._settle(penalty)
         elif kind == A.HERD:
@@ -241,11 +242,9 @@ class Game:
 
     # ----------------------------------------------------------------- making moves
     def _play_ascent(self, card: int, p: int, left_in_hand: int) -> None:
-        if self.mountain[p] == BRIDGE:  # B3: the larger of both differences; the bridge leaves
-            penalty = max(self._left_penalty(card, p), self._right_penalty(card, p))
-            self.removed.append(BRIDGE)
-        else:
-            penalty = self._left_penalty(card, p)
+        penalty = mountain_rules.play_penalty(self.mountain, card, p)  # P3, or B3 onto a bridge
+        if self.mountain[p] == BRIDGE:
+            self.removed.append(BRIDGE)  # B3: the bridge leaves the game
         self._place(card, p)
         if self.config.goats and cards.HAS_GOAT[card]:
             self.goats[p] += 1  # GO1: from a hand only
@@ -302,40 +301,11 @@ class Game:
             return
         left = ROW_START[r] + c - 2
         self._open_colour[r] = COLOUR[self.mountain[left]] if c > 1 else -1
-        self._open_ref[r] = self._reference(left, ROW_START[r] - 1, -1) if c > 1 else 0
-
-    def _reference(self, p: int, stop: int, step: int) -> int:
-        """P3/B3 scan from ``p`` towards ``stop`` (exclusive): the first number, campfires skipped,
-        0 at a bridge, an empty slot or the row's end."""
-        mountain = self.mountain
-        while p != stop:
-            card = mountain[p]
-            if card < N_ASCENT:
-                return NUMBER[card] if card >= 0 else 0
-            if card == BRIDGE:
-                return 0
-            p += step  # a campfire (C4)
-        return 0
-
-    def _left_penalty(self, card: int, p: int) -> int:
-        start = ROW_START[POS_ROW[p]]
-        ref = self._reference(p - 1, start - 1, -1) if p > start else 0
-        return abs(NUMBER[card] - ref) if ref else 0
-
-    def _right_penalty(self, card: int, p: int) -> int:
-        r = POS_ROW[p]
-        ref = self._reference(p + 1, ROW_START[r] + ROW_SLOTS[r], 1)
-        return abs(NUMBER[card] - ref) if ref else 0
+        self._open_ref[r] = mountain_rules.reference(self.mountain, left, ROW_START[r] - 1, -1) if c > 1 else 0
 
     def open_slots(self) -> list[tuple[int, int]]:
         """(row, position) of every open empty slot (M2, M3): each row's next slot, if supported."""
-        out = []
-        row_len = self.row_len
-        for r in range(1, ROWS + 1):
-            c = row_len[r] + 1
-            if c <= ROW_SLOTS[r] and (r == 1 or row_len[r - 1] > c):
-                out.append((r, ROW_START[r] + c - 1))
-        return out
+        return mountain_rules.open_slots(self.row_len)
 
     def _check_objectives(self, p: int) -> None:  # PA2
         r, c = POS_ROW[p], POS_COL[p]
@@ -443,7 +413,7 @@ class Game:
             return False
         if c < self.row_len[r] and COLOUR[self.mountain[p + 1]] == colour:
             return False
-        return max(self._left_penalty(kind, p), self._right_penalty(kind, p)) <= spare
+        return mountain_rules.play_penalty(self.mountain, kind, p) <= spare
 
     def _campfire_actions(self, colour: int, spare: int, opens: list[tuple[int, int]]) -> list[int]:
         out = []

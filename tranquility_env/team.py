@@ -9,11 +9,13 @@ mask, so sb3-contrib's ``MaskablePPO`` works directly.
 
 Keyword arguments are those of the AEC env (the Config fields, ``render_mode``,
 ``reward_shaping``, ``illegal_action``, ``illegal_reward``). ``info`` carries ``seat`` (who decides
-now) and ``action_mask``.
+now) and ``action_mask``, and at the end of a game ``episode_stats`` (won, cards on the mountain,
+turns, decisions, cards paid as penalties).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,11 +24,11 @@ import numpy as np
 from gymnasium import spaces
 
 from tranquility_env import actions, encoding, render
-from tranquility_env.aec import action_mask, new_game
+from tranquility_env.aec import new_game
+from tranquility_env.arena import play_until
 from tranquility_env.bots import Bot
 from tranquility_env.game import ONGOING, Game
 from tranquility_env.options import RENDER_MODES, parse_env_kwargs, team_step
-from tranquility_env.views import LazySeatView
 
 
 class TeamEnv(gymnasium.Env):
@@ -48,11 +50,13 @@ class TeamEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(actions.N_ACTIONS)
         self.game: Game | None = None
         self._ended = False  # set when illegal_action="lose" ended the episode
+        self._paid = self._decisions = 0  # for episode_stats()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self.game = new_game(self.config, seed, self.np_random, options)
         self._ended = False
+        self._paid = self._decisions = 0
         self._play_bots()
         if self.game.status != ONGOING:
             raise ValueError("the game ends before any policy seat decides")
@@ -62,32 +66,45 @@ class TeamEnv(gymnasium.Env):
         game = self.game
         if game is None or game.status != ONGOING or self._ended:
             raise RuntimeError("step() on a finished game: call reset() first")
-        reward, illegal = team_step(game, action, self.options, then=self._play_bots)
+        reward, illegal = team_step(game, action, self.options, then=functools.partial(self._after_policy, action))
         if illegal is not None:
             self._ended = True
             return self._observation(), reward, True, False, {**self._info(), "illegal_move": illegal}
         if self.render_mode == "human":
             self.render()
-        return self._observation(), reward, game.status != ONGOING, False, self._info()
+        info = self._info()
+        if game.status != ONGOING:
+            info["episode_stats"] = self.episode_stats()
+        return self._observation(), reward, game.status != ONGOING, False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the seat to act, as booleans (sb3-contrib's MaskablePPO calls this)."""
-        return action_mask(self.game, self.game.current).astype(bool)
+        return encoding.action_mask(self.game, self.game.current).astype(bool)
+
+    def _after_policy(self, action: int) -> None:
+        self._count(action)
+        self._play_bots()
 
     def _play_bots(self) -> None:
+        for action in play_until(self.game, self.teammates):
+            self._count(action)
+
+    def _count(self, action: int) -> None:
+        kind = actions.DECODE[action][0]
+        self._paid += kind == actions.PAY
+        self._decisions += 1
+
+    def episode_stats(self) -> dict[str, Any]:
+        """What the training charts show of a finished game."""
         game = self.game
-        while game.status == ONGOING and game.current in self.teammates:
-            seat = game.current
-            bot_action = self.teammates[seat].act(
-                encoding.observation(game, seat), action_mask(game, seat), LazySeatView(game, seat)
-            )
-            game.apply_action(bot_action)
+        return {"won": game.status == "won", "cards_on_mountain": game.cards_on_mountain(), "turns": game.turn,
+                "decisions": self._decisions, "penalty_discards": self._paid}  # fmt: skip
 
     def _observation(self) -> np.ndarray:
         return encoding.observation(self.game, self.game.current)
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.game.current, "action_mask": action_mask(self.game, self.game.current)}
+        return {"seat": self.game.current, "action_mask": encoding.action_mask(self.game, self.game.current)}
 
     def render(self) -> str | np.ndarray | None:
         return render.frame(self.game, self.render_mode)

@@ -1,0 +1,153 @@
+"""Bots, checkpoints, training and evaluation, end to end but small enough for CI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tranquility_env import Config, Game, actions
+from tranquility_env.arena import play_until
+from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, make_bot
+from tranquility_env.checkpoint import CheckpointError, save
+
+
+@pytest.mark.parametrize("config", [{"players": 1}, {"players": 4}, {"players": 3, "goats": True, "panoramas": 2,
+                                                                      "green_path": True}])  # fmt: skip
+def test_heuristic_bot_plays_legal_moves_to_the_end(config: dict) -> None:
+    for seed in range(15):
+        game = Game.new(config, seed)
+        play_until(game, [HeuristicBot() for _ in range(game.config.players)])  # apply_action checks legality
+        assert game.status in ("won", "lost")
+
+
+def test_heuristic_bot_is_far_better_than_random() -> None:
+    def mean_cards(make) -> float:
+        total = 0
+        for seed in range(60):
+            game = Game.new({"players": 3}, 700 + seed)
+            play_until(game, [make() for _ in range(3)])
+            total += game.cards_on_mountain()
+        return total / 60
+
+    assert mean_cards(HeuristicBot) > 35 > 15 > mean_cards(RandomBot)
+
+
+def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:
+    from tranquility_env import encoding
+
+    hidden = hidden or [8]
+    rng = np.random.default_rng(0)
+    sizes = [encoding.OBSERVATION_SIZE, *hidden]
+    tensors = {}
+    for i in range(len(hidden)):
+        tensors[f"layers.{i}.weight"] = rng.normal(size=(sizes[i + 1], sizes[i])) * 0.1
+        tensors[f"layers.{i}.bias"] = np.zeros(sizes[i + 1])
+    tensors["head.weight"] = rng.normal(size=(actions.N_ACTIONS, sizes[-1]))
+    tensors["head.bias"] = np.zeros(actions.N_ACTIONS)
+    return save(folder, tensors, config, hidden, "tanh", trainer="test")
+
+
+def test_policy_bot_loads_plays_legal_moves_and_refuses_another_table(tmp_path: Path) -> None:
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=2))
+    bot = PolicyBot.load(str(folder))
+    game = Game.new({"players": 2}, 3)
+    play_until(game, [bot, bot])
+    assert game.status in ("won", "lost")
+    with pytest.raises(CheckpointError, match="players"):
+        bot.check_table({"players": 3})
+    assert isinstance(make_bot(f"policy:{folder}"), PolicyBot)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda f: (f / "policy.safetensors").write_bytes((f / "policy.safetensors").read_bytes()[:-7] + b"0000000"),
+         "damaged"),
+        (lambda f: (f / "bot.json").write_text("{not json"), "not valid JSON"),
+        (lambda f: edit_json(f, observation_size=99), "observations of size 99"),
+        (lambda f: edit_json(f, n_actions=5), "made for 5 actions"),
+        (lambda f: edit_json(f, format="pickle"), "format"),
+        (lambda f: edit_json(f, hidden=[16]), "layers.0"),
+        (lambda f: edit_json(f, config={"players": 9}), "bad config"),
+        (lambda f: (f / "policy.safetensors").unlink(), "not a bot checkpoint"),
+    ],
+)  # fmt: skip
+def test_damaged_or_mismatched_checkpoints_are_refused(tmp_path: Path, damage, message: str) -> None:
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=3))
+    damage(folder)
+    with pytest.raises(CheckpointError, match=message):
+        PolicyBot.load(str(folder))
+
+
+def edit_json(folder: Path, **changes) -> None:
+    about = json.loads((folder / "bot.json").read_text())
+    about.update(changes)
+    (folder / "bot.json").write_text(json.dumps(about))
+
+
+def test_a_tampered_tensor_with_a_matching_hash_but_wrong_shape_is_refused(tmp_path: Path) -> None:
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=3), hidden=[8])
+    other = tiny_checkpoint(tmp_path / "other", Config(players=3), hidden=[4])
+    shutil.copy(other / "policy.safetensors", folder / "policy.safetensors")
+    edit_json(folder, weights_sha256=json.loads((other / "bot.json").read_text())["weights_sha256"])
+    with pytest.raises(CheckpointError, match=r"layers\.0 must be"):
+        PolicyBot.load(str(folder))
+
+
+def test_bad_bot_names() -> None:
+    for name in ("clever", "policy:", "Heuristic"):
+        with pytest.raises(ValueError, match="unknown bot"):
+            make_bot(name)
+
+
+def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from training import evaluate, train
+
+    monkeypatch.chdir(tmp_path)
+    overrides = [
+        "run=smoke", "total_steps=256", "n_steps=64", "batch_size=64", "n_epochs=1", "checkpoint_every=128",
+        "eval_every=128", "eval_games=2", "final_eval_games=2", "hidden=[16]", "teammates={1: heuristic}",
+    ]  # fmt: skip
+    train.main([*overrides, "--no-progress"])
+    run = tmp_path / "checkpoints" / "smoke"
+    assert {"final", "step_128", "step_256", "resume.zip", "train_config.yaml"} <= {p.name for p in run.iterdir()}
+    assert list((tmp_path / "runs").glob("smoke_*/events.out.tfevents.*"))
+    bot = PolicyBot.load(str(run / "final"))
+    assert bot.about["steps"] == 256 and bot.config == Config(players=3)
+
+    # a killed run resumes from its last checkpoint and goes on to the new total
+    (run / "final").rename(run / "final_before")
+    train.main(
+        [*[o for o in overrides if not o.startswith("total_steps")], "total_steps=384", "--resume", "--no-progress"]
+    )
+    assert PolicyBot.load(str(run / "final")).about["steps"] == 384
+    with pytest.raises(SystemExit):
+        train.main([*overrides, "--resume", "gamma=0.5"])  # not the same run
+    with pytest.raises(SystemExit):
+        train.main(["colour=3"])
+
+    results = evaluate.main(["--team", f"policy:{run / 'final'},heuristic,random", "--team", "heuristic",
+                             "--games", "4", "--out", "results", "--cross-play", str(run / "final"),
+                             str(run / "final_before")])  # fmt: skip
+    assert [r.games for r in results] == [4, 4]
+    report = json.loads((tmp_path / "results" / "evaluation_p3.json").read_text())
+    assert len(report["cross_play"]["win_rate"]) == 2 and (tmp_path / "results" / "evaluation_p3.png").stat().st_size
+
+
+def test_config_files_are_valid() -> None:
+    from training.train import load_config
+
+    for path in sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml")):
+        load_config(str(path), [])
+
+
+def test_wilson_interval() -> None:
+    from training.evaluate import wilson
+
+    low, high = wilson(50, 100)
+    assert 0.40 < low < 0.41 and 0.59 < high < 0.60
+    assert wilson(0, 300)[0] == 0.0 and wilson(0, 300)[1] > 0.0

@@ -1,0 +1,179 @@
+"""Evaluate teams of bots: ``tranquility evaluate --team SPEC [--team SPEC ...] [options]``.
+
+A team SPEC names the bot of each seat, comma-separated (``policy:checkpoints/p3/final,heuristic,
+random``); one name fills every seat. Every team plays the same N deals (seeds ``seed .. seed+N-1``).
+Reported: win rate with a 95% Wilson interval, mean cards on the mountain (Ascent cards and
+campfires, of 44), mean turns, and how games were lost. Written as a Markdown table (printed), a
+JSON file and a PNG chart under ``--out``.
+
+``--cross-play CKPT CKPT ...`` plays every ordered pair of checkpoints with their seats mixed
+(seat 0 from the row's checkpoint, the other seats alternating column, row, column, ...) and
+prints the matrix of win rates: the standard test of whether a learned convention works with
+partners it was not trained with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tranquility_env import Config, Game
+from tranquility_env.arena import play_until
+from tranquility_env.bots import Bot, PolicyBot, make_bot
+
+
+@dataclass
+class TeamResult:
+    team: str
+    games: int
+    wins: int
+    win_rate: float
+    ci95: tuple[float, float]
+    mean_cards: float
+    mean_turns: float
+    losses: dict[str, int] = field(default_factory=dict)
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def seat_team(spec: str, config: Config, seed: int = 0) -> list[Bot]:
+    """The bots of a team SPEC for a table of ``config``; policies must fit the table."""
+    names = spec.split(",")
+    if len(names) == 1:
+        names = names * config.players
+    if len(names) != config.players:
+        raise ValueError(f"team {spec!r} names {len(names)} seats, the table has {config.players}")
+    bots = [make_bot(name, seed + i) for i, name in enumerate(names)]
+    for bot in bots:
+        if isinstance(bot, PolicyBot):
+            bot.check_table(config)
+    return bots
+
+
+def loss_reason(game: Game) -> str:
+    empty = 44 - sum(1 for k in game.mountain[:44] if k != -1)
+    if empty == 0:
+        return "mountain full, no Summit playable"
+    return "ran dry, 1-4 slots empty" if empty <= 4 else "ran dry, 5+ slots empty"
+
+
+def evaluate(spec: str, config: Config, games: int, seed: int = 0) -> TeamResult:
+    bots = seat_team(spec, config, seed)
+    wins, cards, turns = 0, 0, 0
+    losses: Counter[str] = Counter()
+    for i in range(games):
+        game = Game.new(config, seed + i)
+        play_until(game, bots)
+        wins += game.status == "won"
+        cards += game.cards_on_mountain()
+        turns += game.turn
+        if game.status == "lost":
+            losses[loss_reason(game)] += 1
+    return TeamResult(spec, games, wins, wins / games, wilson(wins, games), cards / games, turns / games, dict(losses))
+
+
+def markdown(results: list[TeamResult], config: Config) -> str:
+    lines = [
+        f"players {config.players}, modules: {modules(config)}, {results[0].games} games per team",
+        "",
+        "| team | win rate | 95% CI | cards on mountain | turns | losses |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for r in results:
+        losses = "; ".join(f"{k}: {v}" for k, v in sorted(r.losses.items())) or "-"
+        lines.append(f"| {r.team} | {r.win_rate:.1%} | {r.ci95[0]:.1%} - {r.ci95[1]:.1%} | {r.mean_cards:.1f} "
+                     f"| {r.mean_turns:.1f} | {losses} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def modules(config: Config) -> str:
+    on = [name for name, flag in (("green path", config.green_path), ("panorama", config.panoramas),
+                                  ("goats", config.goats)) if flag]  # fmt: skip
+    return ", ".join(on) or "base game"
+
+
+def chart(results: list[TeamResult], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(results)), 3.5))
+    rates = [r.win_rate for r in results]
+    errors = [[r.win_rate - r.ci95[0] for r in results], [r.ci95[1] - r.win_rate for r in results]]
+    ax.bar(range(len(results)), rates, yerr=errors, capsize=4, color="#4a7ab5")
+    ax.set_xticks(range(len(results)), [r.team.replace(",", ",\n") for r in results], fontsize=7)
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, 1)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def cross_play(checkpoints: list[str], config: Config, games: int, seed: int) -> list[list[float]]:
+    matrix = []
+    for row in checkpoints:
+        matrix.append([])
+        for col in checkpoints:
+            seats = [f"policy:{row if s % 2 == 0 else col}" for s in range(config.players)]
+            matrix[-1].append(evaluate(",".join(seats), config, games, seed).win_rate)
+    return matrix
+
+
+def main(argv: list[str] | None = None) -> list[TeamResult]:
+    parser = argparse.ArgumentParser(prog="tranquility evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("--team", action="append", default=[], help="a team SPEC (repeatable)")
+    parser.add_argument("--cross-play", nargs="+", metavar="CKPT", help="checkpoint folders to mix")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--green-path", action="store_true")
+    parser.add_argument("--panoramas", type=int, default=0)
+    parser.add_argument("--goats", action="store_true")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument(
+        "--seed", type=int, default=1_000_000, help="first deal (default 1000000, apart from training seeds)"
+    )
+    parser.add_argument("--out", default="results", help="folder for the JSON and PNG (default results/)")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if not args.team and not args.cross_play:
+        parser.error("give at least one --team or --cross-play")
+    config = Config(players=args.players, green_path=args.green_path, panoramas=args.panoramas, goats=args.goats)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = [evaluate(spec, config, args.games, args.seed) for spec in args.team]
+    report: dict = {"config": config.to_dict(), "games": args.games, "seed": args.seed,
+                    "teams": [asdict(r) for r in results]}  # fmt: skip
+    if results:
+        print(markdown(results, config))
+        chart(results, out / f"evaluation_p{config.players}.png")
+    if args.cross_play:
+        matrix = cross_play(args.cross_play, config, args.games, args.seed)
+        report["cross_play"] = {"checkpoints": args.cross_play, "win_rate": matrix}
+        print("\ncross-play win rates (row: seat 0 and even seats, column: odd seats)")
+        print("| | " + " | ".join(Path(c).name for c in args.cross_play) + " |")
+        print("|---|" + "---:|" * len(args.cross_play))
+        for name, row in zip(args.cross_play, matrix, strict=True):
+            print(f"| {Path(name).name} | " + " | ".join(f"{x:.1%}" for x in row) + " |")
+    (out / f"evaluation_p{config.players}.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(
+        f"\nwritten: {out}/evaluation_p{config.players}.json"
+        + (f", {out}/evaluation_p{config.players}.png" if results else "")
+    )
+    return results
+
+
+if __name__ == "__main__":
+    main()

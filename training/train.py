@@ -1,0 +1,275 @@
+"""Train a team with MaskablePPO: ``tranquility train [--config configs/NAME.yaml] [key=value ...]``.
+
+Readable top to bottom, CleanRL style: the config (a dataclass, read from YAML and checked key by
+key), the environments (``TeamEnv`` copies in subprocesses, one shared policy for every seat
+without a teammate bot), the model, a callback that logs the charts and saves checkpoints, then
+the loop and a final evaluation.
+
+- TensorBoard (``runs/<run>/``): ``charts/win_rate``, ``charts/cards_on_mountain``,
+  ``charts/episode_length``, ``charts/penalty_discards``, ``charts/SPS``, ``eval/win_rate`` and
+  SB3's losses.
+- Checkpoints (``checkpoints/<run>/``): a bot checkpoint (``checkpoint.py``: weights and JSON, no
+  pickle) every ``checkpoint_every`` steps as ``step_<n>/`` and at the end as ``final/``; beside
+  them ``resume.zip`` (SB3's full trainer state, for ``--resume`` on your own machine only: it is
+  not a bot format and holds pickled objects) and ``train_config.yaml``.
+- ``--resume`` continues a killed run from its last checkpoint; only the steps since are lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from tranquility_env import Config, TeamEnv, checkpoint
+from tranquility_env.bots import make_bot
+
+
+# ------------------------------------------------------------------------------ the config
+@dataclass
+class TrainConfig:
+    run: str = "p3"  # names runs/<run>/ and checkpoints/<run>/
+    players: int = 3
+    green_path: bool = False
+    panoramas: int = 0
+    goats: bool = False
+    teammates: dict[int, str] = field(default_factory=dict)  # seat -> "heuristic" | "random" | "policy:PATH"
+    reward_shaping: float = 1.0  # see TeamEnv: a full mountain is worth this much on top of a win
+    hidden: list[int] = field(default_factory=lambda: [128, 64])  # small: shipped bots stay a few MB
+    learning_rate: float = 3e-4
+    n_steps: int = 1024  # per env copy and update
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    total_steps: int = 450_000  # about 15 minutes on 2 cores
+    n_envs: int = 2  # env copies, each in its own process
+    seed: int = 0
+    checkpoint_every: int = 100_000
+    eval_every: int = 100_000
+    eval_games: int = 100
+    final_eval_games: int = 300
+    checkpoints_dir: str = "checkpoints"
+    logs_dir: str = "runs"
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            check_type(f.name, getattr(self, f.name), f.type)
+        for name in ("n_steps", "batch_size", "n_epochs", "total_steps", "n_envs", "checkpoint_every",
+                     "eval_every", "eval_games", "final_eval_games"):  # fmt: skip
+            if getattr(self, name) < 1:
+                raise ValueError(f"train config {name!r} must be at least 1")
+        self.game_config()  # validates players and modules
+        for seat, spec in self.teammates.items():
+            if not 0 <= seat < self.players:
+                raise ValueError(f"train config 'teammates': seat {seat} is not a seat of {self.players} players")
+            make_bot(spec)  # validates the name (and loads a policy)
+        if len(self.teammates) >= self.players:
+            raise ValueError("train config 'teammates' fills every seat: the policy would never play")
+
+    def game_config(self) -> Config:
+        return Config(players=self.players, green_path=self.green_path, panoramas=self.panoramas, goats=self.goats)
+
+
+def check_type(name: str, value: Any, annotation: str) -> None:
+    kinds = {"int": int, "float": (int, float), "bool": bool, "str": str}
+    ok = {
+        "list[int]": isinstance(value, list) and all(type(v) is int for v in value),
+        "dict[int, str]": isinstance(value, dict)
+        and all(type(k) is int and isinstance(v, str) for k, v in value.items()),
+    }.get(annotation)  # fmt: skip
+    if ok is None:
+        expected = kinds[annotation]
+        ok = isinstance(value, expected) and (annotation == "bool" or not isinstance(value, bool))
+    if not ok:
+        raise ValueError(f"train config {name!r} must be {annotation}, got {value!r}")
+
+
+def load_config(path: str | None, overrides: list[str]) -> TrainConfig:
+    """The embedded default, then the YAML file, then ``key=value`` overrides; unknown keys fail."""
+    values: dict[str, Any] = {}
+    if path:
+        loaded = yaml.safe_load(Path(path).read_text())
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path}: a train config must be a YAML mapping")
+        values.update(loaded)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"override {item!r} must be key=value")
+        values[key] = yaml.safe_load(text)
+    allowed = [f.name for f in dataclasses.fields(TrainConfig)]
+    unknown = [k for k in values if k not in allowed]
+    if unknown:
+        raise ValueError(f"unknown train config key {unknown[0]!r}; allowed: {', '.join(allowed)}")
+    return TrainConfig(**values)
+
+
+# ------------------------------------------------------------------------------ the environments
+def make_env(cfg: TrainConfig, rank: int):
+    def build() -> TeamEnv:
+        teammates = {seat: make_bot(spec, cfg.seed + 100 * rank + seat) for seat, spec in cfg.teammates.items()}
+        env = TeamEnv(teammates=teammates, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
+        env.reset(seed=cfg.seed + 10_000 * rank)
+        return env
+
+    return build
+
+
+def team_spec(cfg: TrainConfig, policy_folder: Path) -> str:
+    """The evaluation team: the trained policy in its seats, the teammates in theirs."""
+    if not cfg.teammates:
+        return f"policy:{policy_folder}"
+    return ",".join(cfg.teammates.get(s, f"policy:{policy_folder}") for s in range(cfg.players))
+
+
+# ------------------------------------------------------------------------------ checkpoints
+def export_bot(model: Any, cfg: TrainConfig, folder: Path) -> Path:
+    """The actor of an SB3 policy as a bot checkpoint: its hidden layers and action head."""
+    import torch
+
+    linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    tensors = {}
+    for i, layer in enumerate(linears):
+        tensors[f"layers.{i}.weight"] = layer.weight.detach().cpu().numpy()
+        tensors[f"layers.{i}.bias"] = layer.bias.detach().cpu().numpy()
+    tensors["head.weight"] = model.policy.action_net.weight.detach().cpu().numpy()
+    tensors["head.bias"] = model.policy.action_net.bias.detach().cpu().numpy()
+    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, "tanh", trainer="sb3-contrib MaskablePPO",
+                           steps=int(model.num_timesteps), teammates={str(k): v for k, v in cfg.teammates.items()},
+                           made_by="tranquility train " + " ".join(sys.argv[2:]))  # fmt: skip
+
+
+def save_resume(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
+    tmp = run_dir / "resume.tmp.zip"
+    model.save(tmp)
+    tmp.replace(run_dir / "resume.zip")  # atomic: a kill mid-save keeps the previous one
+
+
+# ------------------------------------------------------------------------------ logging
+def make_callback(cfg: TrainConfig, run_dir: Path):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from training.evaluate import evaluate
+
+    class Charts(BaseCallback):
+        """Team charts from finished games, checkpoints and evaluations at their cadence."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.games: list[dict] = []
+            self.start = time.time()
+            self.start_steps = 0
+            self.next_checkpoint = self.next_eval = 0
+
+        def _on_training_start(self) -> None:
+            self.start_steps = self.num_timesteps
+            self.next_checkpoint = self.num_timesteps + cfg.checkpoint_every
+            self.next_eval = self.num_timesteps + cfg.eval_every
+
+        def _on_step(self) -> bool:
+            for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+                if done and "episode_stats" in info:
+                    self.games.append(info["episode_stats"])
+            if self.num_timesteps >= self.next_checkpoint:
+                self.next_checkpoint += cfg.checkpoint_every
+                folder = export_bot(self.model, cfg, run_dir / f"step_{self.num_timesteps}")
+                save_resume(self.model, cfg, run_dir)
+                if self.num_timesteps >= self.next_eval:
+                    self.next_eval += cfg.eval_every
+                    result = evaluate(team_spec(cfg, folder), cfg.game_config(), cfg.eval_games, seed=500_000)
+                    self.logger.record("eval/win_rate", result.win_rate)
+                    self.logger.record("eval/cards_on_mountain", result.mean_cards)
+            return True
+
+        def _on_rollout_end(self) -> None:
+            recent = self.games[-100:]
+            if recent:
+                self.logger.record("charts/win_rate", float(np.mean([g["won"] for g in recent])))
+                self.logger.record("charts/cards_on_mountain", float(np.mean([g["cards_on_mountain"] for g in recent])))
+                self.logger.record("charts/episode_length", float(np.mean([g["decisions"] for g in recent])))
+                self.logger.record("charts/penalty_discards", float(np.mean([g["penalty_discards"] for g in recent])))
+            self.logger.record(
+                "charts/SPS", (self.num_timesteps - self.start_steps) / max(time.time() - self.start, 1e-9)
+            )
+
+    return Charts()
+
+
+# ------------------------------------------------------------------------------ the loop
+def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> Path:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from training.evaluate import evaluate, markdown
+
+    run_dir = Path(cfg.checkpoints_dir) / cfg.run
+    run_dir.mkdir(parents=True, exist_ok=True)
+    saved = run_dir / "train_config.yaml"
+    if resume:
+        if not (run_dir / "resume.zip").is_file():
+            raise FileNotFoundError(f"--resume: no {run_dir / 'resume.zip'} (has this run saved a checkpoint yet?)")
+        before = {k: v for k, v in yaml.safe_load(saved.read_text()).items() if k != "total_steps"}
+        now = {k: v for k, v in dataclasses.asdict(cfg).items() if k != "total_steps"}
+        if before != now:
+            changed = sorted(k for k in now if before.get(k) != now[k])
+            raise ValueError(f"--resume: the config differs from the run's {saved} in {changed}")
+    saved.write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+
+    torch.set_num_threads(1)  # the env copies use the other core
+    env_fns = [make_env(cfg, rank) for rank in range(cfg.n_envs)]
+    envs = SubprocVecEnv(env_fns) if cfg.n_envs > 1 else DummyVecEnv(env_fns)
+    if resume:
+        model = MaskablePPO.load(run_dir / "resume.zip", env=envs, tensorboard_log=cfg.logs_dir)
+        print(f"resuming {cfg.run} at step {model.num_timesteps}")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", envs, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef, seed=cfg.seed, tensorboard_log=cfg.logs_dir, verbose=0,
+            policy_kwargs={"net_arch": {"pi": cfg.hidden, "vf": cfg.hidden}, "activation_fn": torch.nn.Tanh},
+        )  # fmt: skip
+    remaining = cfg.total_steps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=make_callback(cfg, run_dir), tb_log_name=cfg.run,
+                    reset_num_timesteps=not resume, progress_bar=progress_bar)  # fmt: skip
+    final = export_bot(model, cfg, run_dir / "final")
+    save_resume(model, cfg, run_dir)
+    envs.close()
+
+    config = cfg.game_config()
+    others = [team_spec(cfg, Path("-")).replace("policy:-", name) for name in ("heuristic", "random")]
+    results = [
+        evaluate(spec, config, cfg.final_eval_games, seed=1_000_000) for spec in [team_spec(cfg, final), *others]
+    ]
+    print(markdown(results, config))
+    return final
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="tranquility train", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", help="a YAML file under configs/ (default: the embedded default config)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from checkpoints/<run>/resume.zip")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("overrides", nargs="*", metavar="key=value")
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_config(args.config, args.overrides)
+    except (ValueError, OSError, yaml.YAMLError) as err:
+        parser.error(str(err))
+    final = train(cfg, resume=args.resume, progress_bar=not args.no_progress)
+    print(f"\nbot checkpoint: {final}   (load it with PolicyBot.load or --team policy:{final})")
+
+
+if __name__ == "__main__":
+    main()

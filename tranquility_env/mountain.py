@@ -1,0 +1,67 @@
+"""The mountain's rules as plain functions on its list of card kinds (``EMPTY`` = -1 for a free
+slot, positions of ``board.py``): open slots (M2, M3), reference scans and penalties (P3, B3).
+
+``Game`` uses them on its own state; bots use them on the mountain of their seat's view.
+"""
+
+from __future__ import annotations
+
+from tranquility_env.board import N_POS, POS_ROW, ROW_SLOTS, ROW_START, ROWS
+from tranquility_env.cards import BRIDGE, N_ASCENT, NUMBER
+
+EMPTY = -1
+
+
+def row_lengths(mountain: list[int]) -> list[int]:
+    """Filled slots per row (index 1..9); rows fill left to right, so this is each row's prefix."""
+    lengths = [0] * (ROWS + 2)
+    for p in range(N_POS):
+        if mountain[p] != EMPTY:
+            lengths[POS_ROW[p]] += 1
+    return lengths
+
+
+def open_slots(row_len: list[int]) -> list[tuple[int, int]]:
+    """(row, position) of every open empty slot (M2, M3): each row's next slot, if supported."""
+    out = []
+    for r in range(1, ROWS + 1):
+        c = row_len[r] + 1
+        if c <= ROW_SLOTS[r] and (r == 1 or row_len[r - 1] > c):
+            out.append((r, ROW_START[r] + c - 1))
+    return out
+
+
+def reference(mountain: list[int], p: int, stop: int, step: int) -> int:
+    """P3/B3 scan from ``p`` towards ``stop`` (exclusive): the first number, campfires skipped,
+    0 at a bridge, an empty slot or the row's end."""
+    while p != stop:
+        card = mountain[p]
+        if card < N_ASCENT:
+            return NUMBER[card] if card >= 0 else 0
+        if card == BRIDGE:
+            return 0
+        p += step  # a campfire (C4)
+    return 0
+
+
+def left_reference(mountain: list[int], p: int) -> int:
+    start = ROW_START[POS_ROW[p]]
+    return reference(mountain, p - 1, start - 1, -1) if p > start else 0
+
+
+def right_reference(mountain: list[int], p: int) -> int:
+    r = POS_ROW[p]
+    return reference(mountain, p + 1, ROW_START[r] + ROW_SLOTS[r], 1)
+
+
+def difference(card: int, ref: int) -> int:
+    """P3: the penalty of ``card`` against a reference number (0 = no reference)."""
+    return abs(NUMBER[card] - ref) if ref else 0
+
+
+def play_penalty(mountain: list[int], card: int, p: int) -> int:
+    """What playing Ascent ``card`` at ``p`` costs: P3 on an empty slot, B3 onto a bridge."""
+    left = difference(card, left_reference(mountain, p))
+    if mountain[p] == BRIDGE:
+        return max(left, difference(card, right_reference(mountain, p)))
+    return left
