@@ -59,9 +59,13 @@ class HeuristicBot:
       **rope** (solo) is valued as a fresh hand; **herds** (goats) move up when no play is cheap.
     """
 
-    def __init__(self, lookahead: float = 0.25, progress: float = 1.0, draw_cost: float = 2.0,
-                 no_fit: float = 3.0, bridge_debt: float = 1.5, spare_margin: int = 2,
-                 late_game: int = 36) -> None:  # fmt: skip
+    def __init__(self, lookahead: float = 0.1, progress: float = 1.5, draw_cost: float = 0.5,
+                 no_fit: float = 4.0, bridge_debt: float = 0.8, spare_margin: int = 2,
+                 late_game: int = 34, fit_discount: float = 0.05, summit_from: int = 34,
+                 scarcity: float = 2.0) -> None:  # fmt: skip
+        self.scarcity = scarcity
+        self.fit_discount = fit_discount
+        self.summit_from = summit_from
         self.lookahead = lookahead
         self.progress = progress
         self.draw_cost = draw_cost
@@ -77,6 +81,10 @@ class HeuristicBot:
         return _HeuristicTurn(view, [int(a) for a in legal], self).choose()
 
 
+_NUMBERS = np.array(cards.NUMBER[: cards.N_ASCENT])
+_COLOURS = np.array(cards.COLOUR[: cards.N_ASCENT])
+
+
 class _HeuristicTurn:
     """One decision of HeuristicBot, on the parsed view."""
 
@@ -86,9 +94,28 @@ class _HeuristicTurn:
         self.mountain = [mrules.EMPTY] * board.N_POS
         for pos, name in view["mountain"].items():
             self.mountain[board.parse_pos(pos)] = cards.parse_card(name, goats)
-        self.hand = [cards.parse_card(name, goats) for name in view["players"][view["seat"]]["hand"]]
+        me = view["players"][view["seat"]]
+        self.hand = [cards.parse_card(name, goats) for name in me["hand"]]
         self.slots = self.open_slot_info(self.mountain)
+        self.row_len = mrules.row_lengths(self.mountain)
         self.filled = sum(1 for k in self.mountain[: board.N_SLOTS] if k != mrules.EMPTY)
+        self.summits_given_up = me["discard"].count("SUMMIT")
+        # Cards are dearer to a seat that holds fewer than its teammates (sizes are public): the
+        # team loses when any seat runs dry, so the richer seats should pay for the dear plays.
+        mine = me["hand_size"] + me["deck_size"]
+        others = [p["hand_size"] + p["deck_size"] for i, p in enumerate(view["players"]) if i != view["seat"]]
+        gap = (sum(others) / len(others) - mine) / max(1.0, sum(others) / len(others)) if others else 0.0
+        self.scarcity = min(3.0, max(0.5, 1.0 + bot.scarcity * gap))
+        # The Ascent cards this seat has not seen: the game's deck less the mountain, its hand, its
+        # own discards and the removed cards. Teammates' hands and every deck are drawn from it.
+        config = view["config"]
+        pool = cards.game_deck(config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"],
+                               goats)  # fmt: skip
+        seen = [*self.mountain, *self.hand, *(cards.parse_card(n, goats) for n in [*me["discard"], *view["removed"]])]
+        pool.subtract(k for k in seen if 0 <= k < cards.N_ASCENT)
+        if view["pending"] and view["pending"].get("kind") == "move":
+            pool[cards.parse_card(view["pending"]["card"], goats)] -= 1
+        self.unseen = np.array([max(pool[k], 0) for k in range(cards.N_ASCENT)], dtype=np.float64)
 
     # --- the value model
     @staticmethod
@@ -104,6 +131,8 @@ class _HeuristicTurn:
         """How dear ``kind`` will be to play (or how little it matters, for specials)."""
         if kind == cards.SUMMIT or kind == cards.ROPE:
             return 0.0
+        if kind < cards.N_ASCENT and self.dead(kind):
+            return 0.0  # worthless, and costs nothing to give up
         if cards.IS_CAMP[kind]:
             return 0.5
         if kind == cards.BRIDGE:
@@ -115,25 +144,72 @@ class _HeuristicTurn:
                 best = min(best, abs(n - ref) if ref else 0)
         return best
 
+    def unseen_cost(self, slots: list[tuple[int, int, int]]) -> float:
+        """The expected cheapest penalty of an unseen Ascent card on ``slots``: what the next cards
+        drawn, this seat's and its teammates', will cost."""
+        total = self.unseen.sum()
+        if not total:
+            return self.bot.no_fit
+        best = np.full(cards.N_ASCENT, self.bot.no_fit)
+        for r, left_colour, ref in slots:
+            fits = (_NUMBERS >= r) & (_COLOURS != left_colour)
+            cost = np.abs(_NUMBERS - ref) if ref else np.zeros(cards.N_ASCENT)
+            best = np.where(fits, np.minimum(best, cost), best)
+        return float(best @ self.unseen / total)
+
     def hand_cost(self, hand: list[int], slots: list[tuple[int, int, int]]) -> float:
         return sum(self.card_cost(k, slots) for k in hand)
 
-    def give_up(self, hand: list[int], count: int, slots: list[tuple[int, int, int]]) -> list[int]:
-        """The ``count`` cards of ``hand`` to pay or discard: extra Summits, then the dearest."""
-        summits = 0
-        scored = []
+    def dead(self, kind: int) -> bool:
+        """An Ascent card every row of which (rows 1 .. its number) is full."""
+        n = cards.NUMBER[kind]
+        return all(self.row_len[r] >= board.ROW_SLOTS[r] for r in range(1, min(n, board.ROWS) + 1))
+
+    def keep_summit(self) -> bool:
+        """Hold a Summit once the mountain is well under way, or once this seat gave one up."""
+        return self.filled >= self.bot.summit_from or self.summits_given_up > 0
+
+    def worths(self, hand: list[int], slots: list[tuple[int, int, int]]) -> list[tuple[float, int]]:
+        """(worth, kind) of each card: what giving it up loses. Dead cards and spare Summits are
+        worth nothing; an Ascent card is worth less the dearer it is to play."""
+        out, summits = [], 0
         for k in sorted(hand):
-            useless = 100.0 if k == cards.SUMMIT and summits else (-5.0 if k == cards.SUMMIT else 0.0)
-            summits += k == cards.SUMMIT
-            scored.append((useless + self.card_cost(k, slots), k))
-        scored.sort(reverse=True)
-        return [k for _, k in scored[:count]]
+            if k == cards.SUMMIT:
+                worth = 2.0 if summits == 0 and self.keep_summit() else 0.0
+                summits += 1
+            elif k == cards.ROPE:
+                worth = 3.0
+            elif cards.IS_CAMP[k]:
+                worth = 1.2
+            elif k == cards.BRIDGE:
+                worth = 0.1 if self.filled >= self.bot.late_game else 0.6
+            elif self.dead(k):
+                worth = 0.0
+            else:
+                worth = 1.0 - self.bot.fit_discount * min(self.card_cost(k, slots), 4.0)
+            out.append((worth, k))
+        return out
+
+    def give_up(self, hand: list[int], count: int, slots: list[tuple[int, int, int]]) -> list[int]:
+        """The ``count`` least worth cards of ``hand`` (to pay or discard)."""
+        return [k for _, k in sorted(self.worths(hand, slots))[:count]]
+
+    def spend(self, hand: list[int], count: int, slots: list[tuple[int, int, int]]) -> tuple[float, list[int]]:
+        """(worth lost, hand left) when ``count`` cards of ``hand`` are given up."""
+        ranked = sorted(self.worths(hand, slots))
+        rest = list(hand)
+        for _, k in ranked[:count]:
+            rest.remove(k)
+        return sum(w for w, _ in ranked[:count]), rest
 
     def after(self, hand: list[int], spend: int, slots: list[tuple[int, int, int]], drawn: int) -> float:
-        rest = list(hand)
-        for k in self.give_up(rest, spend, slots):
-            rest.remove(k)
-        return self.hand_cost(rest, slots) + drawn * self.bot.draw_cost
+        """Worth lost by spending ``spend`` cards, plus ``lookahead`` x the future cost of the hand
+        left and of the ``drawn`` cards that refill it."""
+        lost, rest = self.spend(hand, spend, slots)
+        unseen = self.unseen_cost(slots)
+        return lost * self.scarcity + self.bot.lookahead * (
+            self.hand_cost(rest, slots) + drawn * self.bot.draw_cost * unseen
+        )
 
     def value_of_play(self, card: int, p: int) -> float:
         bot = self.bot
@@ -145,7 +221,7 @@ class _HeuristicTurn:
         rest = list(self.hand)
         rest.remove(card)
         progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
-        return penalty + bot.lookahead * self.after(rest, penalty, slots, 1 + penalty) - progress
+        return self.after(rest, penalty, slots, 1 + penalty) - progress
 
     # --- choosing
     def choose(self) -> int:
@@ -179,23 +255,24 @@ class _HeuristicTurn:
                        if r > board.POS_ROW[p])  # fmt: skip
             rest = list(self.hand)
             rest.remove(camp)
-            out.append((cost + bot.lookahead * self.after(rest, cost, self.slots, 1 + cost) - bot.progress, a))
+            out.append((self.after(rest, cost, self.slots, 1 + cost) - bot.progress, a))
         if self.filled < bot.late_game:
             for a in by_kind.get(actions.PLAY_BRIDGE, []):
                 mountain = list(self.mountain)
                 mountain[actions.DECODE[a][2]] = cards.BRIDGE
                 rest = list(self.hand)
                 rest.remove(cards.BRIDGE)
-                out.append((bot.bridge_debt + bot.lookahead * self.after(rest, 0, self.open_slot_info(mountain), 1), a))
+                out.append((bot.bridge_debt + self.after(rest, 0, self.open_slot_info(mountain), 1), a))
         if actions.ROPE in by_kind:
-            out.append((bot.lookahead * (len(self.hand) - 1) * bot.draw_cost, by_kind[actions.ROPE][0]))
+            fresh = (len(self.hand) - 1) * bot.draw_cost * self.unseen_cost(self.slots)
+            out.append((bot.lookahead * fresh, by_kind[actions.ROPE][0]))
         if actions.DISCARD in by_kind and (not out or self.spare() >= bot.spare_margin):
             pair = self.give_up(self.hand, 2, self.slots)
             a = actions.DISCARD_ID[pair[0]][pair[1]]
-            out.append((2 + bot.lookahead * self.after(self.hand, 2, self.slots, 2), a))
+            out.append((self.after(self.hand, 2, self.slots, 2), a))
         if actions.HERD in by_kind:
             a = max(by_kind[actions.HERD], key=lambda a: board.POS_ROW[actions.DECODE[a][2]])
-            out.append((1.5 + bot.lookahead * self.after(self.hand, 1, self.slots, 1), a))
+            out.append((0.5 + self.after(self.hand, 1, self.slots, 1), a))
         if not out:
             out = [(0.0, a) for a in self.legal]
         return out
