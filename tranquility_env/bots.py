@@ -152,7 +152,7 @@ class _HeuristicTurn:
             return self.bot.no_fit
         best = np.full(cards.N_ASCENT, self.bot.no_fit)
         for r, left_colour, ref in slots:
-            fits = (_NUMBERS >= r) & (_COLOURS != left_colour)
+            fits = np.greater_equal(_NUMBERS, r) & np.not_equal(_COLOURS, left_colour)
             cost = np.abs(_NUMBERS - ref) if ref else np.zeros(cards.N_ASCENT)
             best = np.where(fits, np.minimum(best, cost), best)
         return float(best @ self.unseen / total)
