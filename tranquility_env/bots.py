@@ -38,25 +38,36 @@ class HeuristicBot:
 
     It reasons from its seat's readable view only (``views.seat_view``), with the rule functions
     of ``mountain.py``. Of the cards of a game, 44 Ascent cards or campfires and one Summit must
-    reach the mountain; every other card spent (penalties, discards) comes out of a small shared
-    budget, and the team loses when the seat to act runs dry. So the bot values each move by
+    reach the mountain; every other card is spent (paid, discarded) from a small shared budget,
+    and the team loses as soon as the seat to act runs dry. So each move is valued as
 
-        cards it spends now + ``lookahead`` x (future cost of the hand it leaves) - ``progress``
+        worth of the cards it spends x scarcity
+        + ``lookahead`` x (future cost of the hand it leaves + ``draw_cost`` x cards drawn x E)
+        - ``progress`` (a card placed on the mountain)
 
-    where a card's future cost is its cheapest penalty on the slots open after the move (a card
-    that fits no open slot costs ``no_fit``; one whose rows are all full is worthless), and each
-    card drawn to refill the hand counts as an average card (``draw_cost``). This one-step look
-    ahead prefers plays that keep twins playable in the same row, opens new rows (their first
-    card is free), and plays bridges where they reset a row's reference.
+    and the cheapest move is made. The terms:
 
-    - **Summit** whenever it is legal; one Summit is always kept, extra ones are paid first.
-    - **Bridges** left in the mountain block the Summit (B5): replacing one earns ``progress``
-      twice once the mountain holds ``late_game`` cards, and no bridge is played that late.
-    - **Discards** are valued like plays (two cards spent, two drawn), but only while this seat
-      has cards to spare: its hand and deck beyond its share of the plays the mountain still
-      needs.
-    - **Payments** give up the least useful card; **campfire moves** go where they pay least;
-      **rope** (solo) is valued as a fresh hand; **herds** (goats) move up when no play is cheap.
+    - **Worth** of a card: what giving it up loses. A dead card (every row it may stand in is
+      full) and a spare Summit are worth nothing, so paying or discarding them is free; an
+      Ascent card is worth less the dearer it is to play (``fit_discount``); campfires, bridges
+      and ropes have fixed worths. Payments and discards always give up the least worth.
+    - **Scarcity**: a seat holding fewer cards (hand and deck, public sizes) than its teammates
+      values its cards higher (``scarcity``), so the richer seats pay for the dear plays.
+    - **Future cost** of a hand: each card's cheapest penalty on the slots open after the move
+      (``no_fit`` if none fits), so plays that keep twins playable or open a new row (its first
+      card is free) are preferred. **E** is the expected cheapest penalty of a card this seat has
+      not seen (the game's deck less the mountain, its hand, its discards and removed cards).
+    - **Summit** whenever legal. A seat may give up one Summit early; from ``summit_from`` cards
+      on the mountain (or after giving one up) it keeps one.
+    - **Bridges** are played while fewer than ``late_game`` slots are filled, at a debt of
+      ``bridge_debt`` for their later replacement; after that, replacing a bridge (which blocks
+      the Summit, B5) counts as double progress.
+    - **Discards** only while the seat has cards to spare beyond its share of the plays still
+      needed (``spare_margin``); **campfire moves** go where they pay least; **rope** (solo) is a
+      fresh hand; **herds** (goats) move up one step at a time.
+
+    The weights were tuned by grid search on 3-player games (deals apart from the evaluation
+    seeds); see the README for measured win rates.
     """
 
     def __init__(self, lookahead: float = 0.1, progress: float = 1.5, draw_cost: float = 0.5,
