@@ -24,29 +24,41 @@ CASES = {
     "p4_green_path": {"players": 4, "green_path": True},
     "p5": {"players": 5},
     "p3_all_modules": {"players": 3, "green_path": True, "panoramas": 3, "goats": True},
+    "p3_heuristic_win": {"players": 3},  # played by HeuristicBot: a game that reaches the Summit
 }
 
 
-def playthrough(config: dict, seed: int) -> dict:
-    """A deep game: the moves that build the mountain, chosen by a seeded coin."""
-    game = Game.new(config, seed)
-    start = game.to_dict()
-    rng = random.Random(seed)
-    moves = []
-    while not game.is_over:
-        legal = game.legal_actions()
-        builders = [a for a in legal if actions.DECODE[a][0] != actions.DISCARD]
-        action = rng.choice(builders if builders and rng.random() < 0.9 else legal)
-        moves.append(actions.to_string(action, game.config.goats))
-        game.apply_action(action)
-    return {"config": config, "seed": seed, "start": start, "moves": moves, "final": game.to_dict()}
+def playthrough(name: str, config: dict, seed: int) -> dict:
+    """A deep game: the moves that build the mountain, chosen by a seeded coin; or, for the
+    heuristic case, the first deal from ``seed`` on that a HeuristicBot team wins."""
+    from tranquility_env.arena import bot_action
+    from tranquility_env.bots import HeuristicBot
+
+    while True:
+        game = Game.new(config, seed)
+        start = game.to_dict()
+        rng = random.Random(seed)
+        bot = HeuristicBot()
+        moves = []
+        while not game.is_over:
+            if name.endswith("heuristic_win"):
+                action = bot_action(game, bot)
+            else:
+                legal = game.legal_actions()
+                builders = [a for a in legal if actions.DECODE[a][0] != actions.DISCARD]
+                action = rng.choice(builders if builders and rng.random() < 0.9 else legal)
+            moves.append(actions.to_string(action, game.config.goats))
+            game.apply_action(action)
+        if game.status == "won" or not name.endswith("heuristic_win"):
+            return {"config": config, "seed": seed, "start": start, "moves": moves, "final": game.to_dict()}
+        seed += 1
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_playthrough(name: str) -> None:
     path = GOLDEN / f"{name}.json"
     if os.environ.get("TRANQUILITY_REGEN_GOLDEN"):
-        path.write_text(json.dumps(playthrough(CASES[name], seed=7), indent=1) + "\n")
+        path.write_text(json.dumps(playthrough(name, CASES[name], seed=7), indent=1) + "\n")
     golden = json.loads(path.read_text())
     game = Game.new(golden["config"], golden["seed"])
     assert game.to_dict() == golden["start"], "the deal changed"
@@ -55,3 +67,5 @@ def test_golden_playthrough(name: str) -> None:
         game.apply(move)
     assert game.to_dict() == golden["final"]
     assert Game.from_dict(golden["final"]).to_dict() == golden["final"]
+    if name.endswith("heuristic_win"):
+        assert game.status == "won" and golden["moves"][-1] == "play SUMMIT r9c1"
