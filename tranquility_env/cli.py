@@ -1,12 +1,17 @@
-"""The ``tranquility`` command: ``tranquility train ...`` and ``tranquility evaluate ...``.
+"""The ``tranquility`` command: ``train``, ``evaluate``, ``play`` and ``replay``.
 
-Training and evaluation live in ``training/`` and need the ``train`` extra."""
+Training and evaluation live in ``training/`` and need the ``train`` extra; playing does not."""
 
 from __future__ import annotations
 
 import sys
 
-COMMANDS = {"train": "training.train", "evaluate": "training.evaluate"}
+COMMANDS = {  # command -> (module, function)
+    "train": ("training.train", "main"),
+    "evaluate": ("training.evaluate", "main"),
+    "play": ("tranquility_env.play", "main"),
+    "replay": ("tranquility_env.play", "replay_main"),
+}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -16,9 +21,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2)
     import importlib
 
+    module_name, function = COMMANDS[argv[0]]
     try:
-        module = importlib.import_module(COMMANDS[argv[0]])
+        module = importlib.import_module(module_name)
     except ImportError as err:
         print(f"tranquility {argv[0]} needs the train extra: pip install -e '.[train]' ({err})", file=sys.stderr)
         raise SystemExit(2) from None
-    module.main(argv[1:])
+    getattr(module, function)(argv[1:])

@@ -341,14 +341,7 @@ class Game:
 
     def has_green_path(self) -> bool:
         """GP1: green cards from row 1 to row 8, each resting on the one before."""
-        reach = {c for c in range(1, ROW_SLOTS[1] + 1) if self._green(1, c)}
-        for r in range(2, ROWS + 1):
-            reach = {c for c in range(1, ROW_SLOTS[r] + 1)
-                     if self._green(r, c) and (c in reach or c + 1 in reach)}  # fmt: skip
-        return bool(reach)
-
-    def _green(self, r: int, c: int) -> bool:
-        return COLOUR[self.mountain[ROW_START[r] + c - 1]] == 0 and self.mountain[ROW_START[r] + c - 1] != EMPTY
+        return mountain_rules.green_path(self.mountain)
 
     # ----------------------------------------------------------------- move generation
     def _generate(self) -> list[int]:
@@ -467,6 +460,13 @@ class Game:
         from tranquility_env.state_io import game_from_dict
 
         return game_from_dict(d)
+
+    @classmethod
+    def from_replay(cls, path: str) -> Game:
+        """The position at the end of a replay file (``replay.py``), to resume it."""
+        from tranquility_env.replay import load_game
+
+        return load_game(path)
 
     def __repr__(self) -> str:
         return (f"<Game players={self.config.players} turn={self.turn} "

@@ -7,7 +7,7 @@ slot, positions of ``board.py``): open slots (M2, M3), reference scans and penal
 from __future__ import annotations
 
 from tranquility_env.board import N_POS, POS_ROW, ROW_SLOTS, ROW_START, ROWS
-from tranquility_env.cards import BRIDGE, N_ASCENT, NUMBER
+from tranquility_env.cards import BRIDGE, COLOUR, N_ASCENT, NUMBER
 
 EMPTY = -1
 
@@ -65,3 +65,17 @@ def play_penalty(mountain: list[int], card: int, p: int) -> int:
     if mountain[p] == BRIDGE:
         return max(left, difference(card, right_reference(mountain, p)))
     return left
+
+
+def green_path(mountain: list[int]) -> bool:
+    """GP1: a chain of green cards (Ascent or campfire) from row 1 to row 8, each resting on the
+    one before: (r + 1, c) rests on (r, c) and (r, c + 1)."""
+
+    def green(r: int, c: int) -> bool:
+        card = mountain[ROW_START[r] + c - 1]
+        return card != EMPTY and COLOUR[card] == 0
+
+    reach = {c for c in range(1, ROW_SLOTS[1] + 1) if green(1, c)}
+    for r in range(2, ROWS + 1):
+        reach = {c for c in range(1, ROW_SLOTS[r] + 1) if green(r, c) and (c in reach or c + 1 in reach)}
+    return bool(reach)
