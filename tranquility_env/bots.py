@@ -52,7 +52,8 @@ class HeuristicBot:
       Ascent card is worth less the dearer it is to play (``fit_discount``); campfires, bridges
       and ropes have fixed worths. Payments and discards always give up the least worth.
     - **Scarcity**: a seat holding fewer cards (hand and deck, public sizes) than its teammates
-      values its cards higher (``scarcity``), so the richer seats pay for the dear plays.
+      values its cards higher (``scarcity``), so the richer seats pay for the dear plays; and
+      every card paid beyond two costs ``steep`` more, since a dear play drains one seat.
     - **Future cost** of a hand: each card's cheapest penalty on the slots open after the move
       (``no_fit`` if none fits), so plays that keep twins playable or open a new row (its first
       card is free) are preferred. **E** is the expected cheapest penalty of a card this seat has
@@ -73,8 +74,9 @@ class HeuristicBot:
     def __init__(self, lookahead: float = 0.1, progress: float = 1.5, draw_cost: float = 0.5,
                  no_fit: float = 4.0, bridge_debt: float = 0.8, spare_margin: int = 2,
                  late_game: int = 34, fit_discount: float = 0.05, summit_from: int = 34,
-                 scarcity: float = 2.0) -> None:  # fmt: skip
+                 scarcity: float = 2.0, steep: float = 1.0) -> None:  # fmt: skip
         self.scarcity = scarcity
+        self.steep = steep
         self.fit_discount = fit_discount
         self.summit_from = summit_from
         self.lookahead = lookahead
@@ -217,6 +219,7 @@ class _HeuristicTurn:
         """Worth lost by spending ``spend`` cards, plus ``lookahead`` x the future cost of the hand
         left and of the ``drawn`` cards that refill it."""
         lost, rest = self.spend(hand, spend, slots)
+        lost += self.bot.steep * max(0, spend - 2)  # a dear play drains the seat that makes it
         unseen = self.unseen_cost(slots)
         return lost * self.scarcity + self.bot.lookahead * (
             self.hand_cost(rest, slots) + drawn * self.bot.draw_cost * unseen
