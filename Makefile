@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bench lint clean
+.PHONY: test train bench results clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,14 @@ $(VENV)/.bench: pyproject.toml | $(VENV)/.installed
 bench: $(VENV)/.bench
 	$(BIN)/python -m tranquility_env.bench
 	$(BIN)/python -m tranquility_env.bench --env
+
+# The README's results table: every shipped bot against the random and heuristic teams, on the
+# same 1,000 deals per player count (tables printed; JSON and PNG in results/).
+results: $(VENV)/.installed
+	for P in 1 2 3 4 5; do \
+		$(BIN)/tranquility evaluate --players $$P --games 1000 \
+			--team random --team heuristic --team policy:checkpoints/p$$P/final || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
