@@ -111,6 +111,7 @@ def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest
     overrides = [
         "run=smoke", "total_steps=256", "n_steps=64", "batch_size=64", "n_epochs=1", "checkpoint_every=128",
         "eval_every=128", "eval_games=2", "final_eval_games=2", "hidden=[16]", "teammates={1: heuristic}",
+        "pretrain_games=2", "pretrain_epochs=1",
     ]  # fmt: skip
     train.main([*overrides, "--no-progress"])
     run = tmp_path / "checkpoints" / "smoke"

@@ -2,8 +2,9 @@
 
 Readable top to bottom, CleanRL style: the config (a dataclass, read from YAML and checked key by
 key), the environments (``TeamEnv`` copies in subprocesses, one shared policy for every seat
-without a teammate bot), the model, a callback that logs the charts and saves checkpoints, then
-the loop and a final evaluation.
+without a teammate bot), the model, an optional imitation warm start (the policy first learns to
+choose what HeuristicBot chooses, and the critic the returns of those games), a callback that
+logs the charts and saves checkpoints, then the loop and a final evaluation.
 
 - TensorBoard (``runs/<run>/``): ``charts/win_rate``, ``charts/cards_on_mountain``,
   ``charts/episode_length``, ``charts/penalty_discards``, ``charts/SPS``, ``eval/win_rate`` and
@@ -52,6 +53,8 @@ class TrainConfig:
     clip_range: float = 0.2
     ent_coef: float = 0.01
     total_steps: int = 450_000  # about 15 minutes on 2 cores
+    pretrain_games: int = 0  # HeuristicBot games to imitate before PPO (0: start from scratch)
+    pretrain_epochs: int = 4
     n_envs: int = 2  # env copies, each in its own process
     seed: int = 0
     checkpoint_every: int = 100_000
@@ -65,9 +68,11 @@ class TrainConfig:
         for f in dataclasses.fields(self):
             check_type(f.name, getattr(self, f.name), f.type)
         for name in ("n_steps", "batch_size", "n_epochs", "total_steps", "n_envs", "checkpoint_every",
-                     "eval_every", "eval_games", "final_eval_games"):  # fmt: skip
+                     "eval_every", "eval_games", "final_eval_games", "pretrain_epochs"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ValueError(f"train config {name!r} must be at least 1")
+        if self.pretrain_games < 0:
+            raise ValueError("train config 'pretrain_games' must be >= 0")
         self.game_config()  # validates players and modules
         for seat, spec in self.teammates.items():
             if not 0 <= seat < self.players:
@@ -130,6 +135,65 @@ def team_spec(cfg: TrainConfig, policy_folder: Path) -> str:
     if not cfg.teammates:
         return f"policy:{policy_folder}"
     return ",".join(cfg.teammates.get(s, f"policy:{policy_folder}") for s in range(cfg.players))
+
+
+# ------------------------------------------------------------------------------ imitation warm start
+def heuristic_games(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(observations, masks, actions, returns) of the policy seats' decisions in games where
+    HeuristicBot plays those seats (teammate seats keep their bots). Returns are the discounted
+    team rewards that TeamEnv would give, from each decision to the end."""
+    from tranquility_env import Game, encoding
+    from tranquility_env.views import LazySeatView
+
+    config = cfg.game_config()
+    obs, masks, chosen, returns = [], [], [], []
+    for i in range(cfg.pretrain_games):
+        game = Game.new(config, 7_000_000 + cfg.seed * 10_000 + i)
+        bots = {s: make_bot(cfg.teammates.get(s, "heuristic"), i + s) for s in range(config.players)}
+        rewards: list[float] = []
+        while game.status == "ongoing":
+            seat, before = game.current, game.cards_on_mountain()
+            o, m = encoding.observation(game, seat), encoding.action_mask(game, seat)
+            action = bots[seat].act(o, m, LazySeatView(game, seat))
+            game.apply_action(action)
+            reward = (game.status == "won") + cfg.reward_shaping * (game.cards_on_mountain() - before) / 44
+            if seat in cfg.teammates:
+                if rewards:
+                    rewards[-1] += reward  # a teammate's step counts for the policy's last decision
+                continue
+            obs.append(o)
+            masks.append(m)
+            chosen.append(action)
+            rewards.append(reward)
+        g = 0.0
+        for r in reversed(rewards):
+            g = r + cfg.gamma * g
+            returns.append(g)
+        returns[len(returns) - len(rewards) :] = returns[len(returns) - len(rewards) :][::-1]
+    return np.array(obs), np.array(masks, dtype=bool), np.array(chosen), np.array(returns, dtype=np.float32)
+
+
+def imitate(model: Any, cfg: TrainConfig) -> None:
+    """Behaviour cloning before PPO: cross-entropy on HeuristicBot's choices (masked), and the
+    critic regressed on the returns of those games."""
+    import torch
+
+    obs, masks, chosen, returns = heuristic_games(cfg)
+    policy, rng = model.policy, np.random.default_rng(cfg.seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    obs_t, chosen_t, returns_t = (torch.as_tensor(x) for x in (obs, chosen, returns))
+    for epoch in range(cfg.pretrain_epochs):
+        order, agree = rng.permutation(len(obs)), 0.0
+        for start in range(0, len(obs), 256):
+            idx = order[start : start + 256]
+            values, log_prob, _ = policy.evaluate_actions(obs_t[idx], chosen_t[idx], action_masks=masks[idx])
+            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), returns_t[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            agree += float((log_prob > np.log(0.5)).float().sum())
+        print(f"imitation epoch {epoch + 1}/{cfg.pretrain_epochs}: {len(obs)} decisions, "
+              f"{agree / len(obs):.0%} chosen with p > 0.5")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ checkpoints
@@ -239,6 +303,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
             ent_coef=cfg.ent_coef, seed=cfg.seed, tensorboard_log=cfg.logs_dir, verbose=0,
             policy_kwargs={"net_arch": {"pi": cfg.hidden, "vf": cfg.hidden}, "activation_fn": torch.nn.Tanh},
         )  # fmt: skip
+        if cfg.pretrain_games:
+            imitate(model, cfg)
     remaining = cfg.total_steps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=make_callback(cfg, run_dir), tb_log_name=cfg.run,
