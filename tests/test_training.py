@@ -104,7 +104,8 @@ def test_bad_bot_names() -> None:
             make_bot(name)
 
 
-def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture) -> None:  # fmt: skip
     from training import evaluate, train
 
     monkeypatch.chdir(tmp_path)
@@ -127,9 +128,11 @@ def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest
     )
     assert PolicyBot.load(str(run / "final")).about["steps"] == 384
     with pytest.raises(SystemExit):
-        train.main([*overrides, "--resume", "gamma=0.5"])  # not the same run
+        train.main([*overrides, "--resume", "gamma=0.5", "--no-progress"])  # not the same run
+    assert "differs from the run's" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         train.main(["colour=3"])
+    assert "unknown train config key 'colour'" in capsys.readouterr().err
 
     results = evaluate.main(["--team", f"policy:{run / 'final'},heuristic,random", "--team", "heuristic",
                              "--games", "4", "--out", "results", "--cross-play", str(run / "final"),
@@ -140,10 +143,12 @@ def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest
 
 
 def test_config_files_are_valid() -> None:
-    from training.train import load_config
+    from training.common import load_config
+    from training.mappo import MappoConfig
+    from training.train import TrainConfig
 
     for path in sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml")):
-        load_config(str(path), [])
+        load_config(MappoConfig if "mappo" in path.name else TrainConfig, str(path), [])
 
 
 def test_wilson_interval() -> None:
@@ -152,3 +157,22 @@ def test_wilson_interval() -> None:
     low, high = wilson(50, 100)
     assert 0.40 < low < 0.41 and 0.59 < high < 0.60
     assert wilson(0, 300)[0] == 0.0 and wilson(0, 300)[1] > 0.0
+
+
+def test_mappo_trains_exports_a_bot_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture) -> None:  # fmt: skip
+    from training import mappo
+
+    monkeypatch.chdir(tmp_path)
+    overrides = ["run=m", "total_steps=128", "num_envs=4", "num_steps=16", "checkpoint_every=64", "eval_every=64",
+                 "eval_games=2", "final_eval_games=2", "hidden=[16]", "critic_hidden=[16]", "players=2"]  # fmt: skip
+    mappo.main(overrides)
+    run = tmp_path / "checkpoints" / "m"
+    bot = PolicyBot.load(str(run / "final"))
+    assert bot.about["trainer"] == "MAPPO" and bot.about["steps"] == 128 and bot.config == Config(players=2)
+    assert list((tmp_path / "runs" / "m").glob("events.out.tfevents.*"))
+    mappo.main([*[o for o in overrides if not o.startswith("total_steps")], "total_steps=192", "--resume"])
+    assert PolicyBot.load(str(run / "final")).about["steps"] == 192
+    with pytest.raises(SystemExit):
+        mappo.main([*overrides, "--resume", "vf_coef=0.1"])
+    assert "differs from the run's" in capsys.readouterr().err

@@ -20,103 +20,37 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
-from tranquility_env import Config, TeamEnv, checkpoint
+from training.common import RunConfig, check_resume, evaluate_checkpoint, export_actor, final_table, load_config
+from tranquility_env import TeamEnv
 from tranquility_env.bots import make_bot
 
 
 # ------------------------------------------------------------------------------ the config
 @dataclass
-class TrainConfig:
-    run: str = "p3"  # names runs/<run>/ and checkpoints/<run>/
-    players: int = 3
-    green_path: bool = False
-    panoramas: int = 0
-    goats: bool = False
-    teammates: dict[int, str] = field(default_factory=dict)  # seat -> "heuristic" | "random" | "policy:PATH"
-    reward_shaping: float = 1.0  # see TeamEnv: a full mountain is worth this much on top of a win
-    hidden: list[int] = field(default_factory=lambda: [128, 64])  # small: shipped bots stay a few MB
-    learning_rate: float = 3e-4
+class TrainConfig(RunConfig):
+    """The shared run fields (``common.RunConfig``) and MaskablePPO's own."""
+
     n_steps: int = 1024  # per env copy and update
     batch_size: int = 256
     n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    total_steps: int = 450_000  # about 15 minutes on 2 cores
+    n_envs: int = 2  # env copies, each in its own process
     pretrain_games: int = 0  # HeuristicBot games to imitate before PPO (0: start from scratch)
     pretrain_epochs: int = 4
-    n_envs: int = 2  # env copies, each in its own process
-    seed: int = 0
-    checkpoint_every: int = 100_000
-    eval_every: int = 100_000
-    eval_games: int = 100
-    final_eval_games: int = 300
-    checkpoints_dir: str = "checkpoints"
-    logs_dir: str = "runs"
+
+    AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "n_steps", "batch_size", "n_epochs", "n_envs", "pretrain_epochs")
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            check_type(f.name, getattr(self, f.name), f.type)
-        for name in ("n_steps", "batch_size", "n_epochs", "total_steps", "n_envs", "checkpoint_every",
-                     "eval_every", "eval_games", "final_eval_games", "pretrain_epochs"):  # fmt: skip
-            if getattr(self, name) < 1:
-                raise ValueError(f"train config {name!r} must be at least 1")
+        super().__post_init__()
         if self.pretrain_games < 0:
             raise ValueError("train config 'pretrain_games' must be >= 0")
-        self.game_config()  # validates players and modules
-        for seat, spec in self.teammates.items():
-            if not 0 <= seat < self.players:
-                raise ValueError(f"train config 'teammates': seat {seat} is not a seat of {self.players} players")
-            make_bot(spec)  # validates the name (and loads a policy)
-        if len(self.teammates) >= self.players:
-            raise ValueError("train config 'teammates' fills every seat: the policy would never play")
-
-    def game_config(self) -> Config:
-        return Config(players=self.players, green_path=self.green_path, panoramas=self.panoramas, goats=self.goats)
-
-
-def check_type(name: str, value: Any, annotation: str) -> None:
-    kinds = {"int": int, "float": (int, float), "bool": bool, "str": str}
-    ok = {
-        "list[int]": isinstance(value, list) and all(type(v) is int for v in value),
-        "dict[int, str]": isinstance(value, dict)
-        and all(type(k) is int and isinstance(v, str) for k, v in value.items()),
-    }.get(annotation)  # fmt: skip
-    if ok is None:
-        expected = kinds[annotation]
-        ok = isinstance(value, expected) and (annotation == "bool" or not isinstance(value, bool))
-    if not ok:
-        raise ValueError(f"train config {name!r} must be {annotation}, got {value!r}")
-
-
-def load_config(path: str | None, overrides: list[str]) -> TrainConfig:
-    """The embedded default, then the YAML file, then ``key=value`` overrides; unknown keys fail."""
-    values: dict[str, Any] = {}
-    if path:
-        loaded = yaml.safe_load(Path(path).read_text())
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{path}: a train config must be a YAML mapping")
-        values.update(loaded)
-    for item in overrides:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise ValueError(f"override {item!r} must be key=value")
-        values[key] = yaml.safe_load(text)
-    allowed = [f.name for f in dataclasses.fields(TrainConfig)]
-    unknown = [k for k in values if k not in allowed]
-    if unknown:
-        raise ValueError(f"unknown train config key {unknown[0]!r}; allowed: {', '.join(allowed)}")
-    return TrainConfig(**values)
 
 
 # ------------------------------------------------------------------------------ the environments
@@ -128,13 +62,6 @@ def make_env(cfg: TrainConfig, rank: int):
         return env
 
     return build
-
-
-def team_spec(cfg: TrainConfig, policy_folder: Path) -> str:
-    """The evaluation team: the trained policy in its seats, the teammates in theirs."""
-    if not cfg.teammates:
-        return f"policy:{policy_folder}"
-    return ",".join(cfg.teammates.get(s, f"policy:{policy_folder}") for s in range(cfg.players))
 
 
 # ------------------------------------------------------------------------------ imitation warm start
@@ -202,15 +129,7 @@ def export_bot(model: Any, cfg: TrainConfig, folder: Path) -> Path:
     import torch
 
     linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    tensors = {}
-    for i, layer in enumerate(linears):
-        tensors[f"layers.{i}.weight"] = layer.weight.detach().cpu().numpy()
-        tensors[f"layers.{i}.bias"] = layer.bias.detach().cpu().numpy()
-    tensors["head.weight"] = model.policy.action_net.weight.detach().cpu().numpy()
-    tensors["head.bias"] = model.policy.action_net.bias.detach().cpu().numpy()
-    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, "tanh", trainer="sb3-contrib MaskablePPO",
-                           steps=int(model.num_timesteps), teammates={str(k): v for k, v in cfg.teammates.items()},
-                           made_by="tranquility train " + " ".join(sys.argv[2:]))  # fmt: skip
+    return export_actor(linears, model.policy.action_net, cfg, folder, model.num_timesteps, "sb3-contrib MaskablePPO")
 
 
 def save_resume(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
@@ -222,8 +141,6 @@ def save_resume(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
 # ------------------------------------------------------------------------------ logging
 def make_callback(cfg: TrainConfig, run_dir: Path):
     from stable_baselines3.common.callbacks import BaseCallback
-
-    from training.evaluate import evaluate
 
     class Charts(BaseCallback):
         """Team charts from finished games, checkpoints and evaluations at their cadence."""
@@ -250,7 +167,7 @@ def make_callback(cfg: TrainConfig, run_dir: Path):
                 save_resume(self.model, cfg, run_dir)
                 if self.num_timesteps >= self.next_eval:
                     self.next_eval += cfg.eval_every
-                    result = evaluate(team_spec(cfg, folder), cfg.game_config(), cfg.eval_games, seed=500_000)
+                    result = evaluate_checkpoint(cfg, folder)
                     self.logger.record("eval/win_rate", result.win_rate)
                     self.logger.record("eval/cards_on_mountain", result.mean_cards)
             return True
@@ -275,19 +192,13 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from training.evaluate import evaluate, markdown
-
     run_dir = Path(cfg.checkpoints_dir) / cfg.run
     run_dir.mkdir(parents=True, exist_ok=True)
     saved = run_dir / "train_config.yaml"
     if resume:
         if not (run_dir / "resume.zip").is_file():
             raise FileNotFoundError(f"--resume: no {run_dir / 'resume.zip'} (has this run saved a checkpoint yet?)")
-        before = {k: v for k, v in yaml.safe_load(saved.read_text()).items() if k != "total_steps"}
-        now = {k: v for k, v in dataclasses.asdict(cfg).items() if k != "total_steps"}
-        if before != now:
-            changed = sorted(k for k in now if before.get(k) != now[k])
-            raise ValueError(f"--resume: the config differs from the run's {saved} in {changed}")
+        check_resume(cfg, run_dir)
     saved.write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
 
     torch.set_num_threads(1)  # the env copies use the other core
@@ -313,12 +224,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
     save_resume(model, cfg, run_dir)
     envs.close()
 
-    config = cfg.game_config()
-    others = [team_spec(cfg, Path("-")).replace("policy:-", name) for name in ("heuristic", "random")]
-    results = [
-        evaluate(spec, config, cfg.final_eval_games, seed=1_000_000) for spec in [team_spec(cfg, final), *others]
-    ]
-    print(markdown(results, config))
+    final_table(cfg, final)
     return final
 
 
@@ -328,12 +234,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the run from checkpoints/<run>/resume.zip")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("overrides", nargs="*", metavar="key=value")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     try:
-        cfg = load_config(args.config, args.overrides)
+        cfg = load_config(TrainConfig, args.config, args.overrides)
     except (ValueError, OSError, yaml.YAMLError) as err:
         parser.error(str(err))
-    final = train(cfg, resume=args.resume, progress_bar=not args.no_progress)
+    try:
+        final = train(cfg, resume=args.resume, progress_bar=not args.no_progress)
+    except (ValueError, FileNotFoundError) as err:  # a resume that does not fit the run
+        parser.error(str(err))
     print(f"\nbot checkpoint: {final}   (load it with PolicyBot.load or --team policy:{final})")
 
 

@@ -1,4 +1,4 @@
-"""The ``tranquility`` command: ``train``, ``evaluate``, ``play`` and ``replay``.
+"""The ``tranquility`` command: ``train``, ``mappo``, ``evaluate``, ``play`` and ``replay``.
 
 Training and evaluation live in ``training/`` and need the ``train`` extra; playing does not."""
 
@@ -8,6 +8,7 @@ import sys
 
 COMMANDS = {  # command -> (module, function)
     "train": ("training.train", "main"),
+    "mappo": ("training.mappo", "main"),
     "evaluate": ("training.evaluate", "main"),
     "play": ("tranquility_env.play", "main"),
     "replay": ("tranquility_env.play", "replay_main"),

@@ -1,0 +1,141 @@
+"""What every trainer shares: the run config (a dataclass read from YAML and ``key=value``
+overrides, checked key by key), exporting an actor as a bot checkpoint, and the final table."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from tranquility_env import Config, checkpoint
+from tranquility_env.bots import make_bot
+
+C = TypeVar("C", bound="RunConfig")
+
+
+@dataclass
+class RunConfig:
+    run: str = "p3"  # names runs/<run>/ and checkpoints/<run>/
+    players: int = 3
+    green_path: bool = False
+    panoramas: int = 0
+    goats: bool = False
+    teammates: dict[int, str] = field(default_factory=dict)  # seat -> "heuristic" | "random" | "policy:PATH"
+    reward_shaping: float = 1.0  # see TeamEnv: a full mountain is worth this much on top of a win
+    hidden: list[int] = field(default_factory=lambda: [128, 64])  # the actor; small: shipped bots stay a few MB
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    total_steps: int = 450_000  # about 15 minutes on 2 cores
+    seed: int = 0
+    checkpoint_every: int = 100_000
+    eval_every: int = 100_000
+    eval_games: int = 100
+    final_eval_games: int = 300
+    checkpoints_dir: str = "checkpoints"
+    logs_dir: str = "runs"
+
+    AT_LEAST_ONE = ("total_steps", "checkpoint_every", "eval_every", "eval_games", "final_eval_games")
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            check_type(f.name, getattr(self, f.name), f.type)
+        for name in self.AT_LEAST_ONE:
+            if getattr(self, name) < 1:
+                raise ValueError(f"train config {name!r} must be at least 1")
+        self.game_config()  # validates players and modules
+        for seat, spec in self.teammates.items():
+            if not 0 <= seat < self.players:
+                raise ValueError(f"train config 'teammates': seat {seat} is not a seat of {self.players} players")
+            make_bot(spec)  # validates the name (and loads a policy)
+        if len(self.teammates) >= self.players:
+            raise ValueError("train config 'teammates' fills every seat: the policy would never play")
+
+    def game_config(self) -> Config:
+        return Config(players=self.players, green_path=self.green_path, panoramas=self.panoramas, goats=self.goats)
+
+
+def check_type(name: str, value: Any, annotation: str) -> None:
+    kinds = {"int": int, "float": (int, float), "bool": bool, "str": str}
+    ok = {
+        "list[int]": isinstance(value, list) and all(type(v) is int for v in value),
+        "dict[int, str]": isinstance(value, dict)
+        and all(type(k) is int and isinstance(v, str) for k, v in value.items()),
+    }.get(annotation)  # fmt: skip
+    if ok is None:
+        expected = kinds[annotation]
+        ok = isinstance(value, expected) and (annotation == "bool" or not isinstance(value, bool))
+    if not ok:
+        raise ValueError(f"train config {name!r} must be {annotation}, got {value!r}")
+
+
+def load_config(cls: type[C], path: str | None, overrides: list[str]) -> C:
+    """The embedded default, then the YAML file, then ``key=value`` overrides; unknown keys fail."""
+    values: dict[str, Any] = {}
+    if path:
+        loaded = yaml.safe_load(Path(path).read_text())
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path}: a train config must be a YAML mapping")
+        values.update(loaded)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"override {item!r} must be key=value")
+        values[key] = yaml.safe_load(text)
+    allowed = [f.name for f in dataclasses.fields(cls)]
+    unknown = [k for k in values if k not in allowed]
+    if unknown:
+        raise ValueError(f"unknown train config key {unknown[0]!r}; allowed: {', '.join(allowed)}")
+    return cls(**values)
+
+
+def check_resume(cfg: RunConfig, run_dir: Path) -> None:
+    """A resumed run must have the config it was started with (``total_steps`` may grow)."""
+    saved = run_dir / "train_config.yaml"
+    before = {k: v for k, v in yaml.safe_load(saved.read_text()).items() if k != "total_steps"}
+    now = {k: v for k, v in dataclasses.asdict(cfg).items() if k != "total_steps"}
+    if before != now:
+        changed = sorted(k for k in now if before.get(k) != now[k])
+        raise ValueError(f"--resume: the config differs from the run's {saved} in {changed}")
+
+
+def team_spec(cfg: RunConfig, policy: str) -> str:
+    """A team for evaluation: ``policy`` (a bot name) in the policy seats, the teammates in theirs."""
+    if not cfg.teammates:
+        return policy
+    return ",".join(cfg.teammates.get(s, policy) for s in range(cfg.players))
+
+
+def export_actor(linears: list[Any], head: Any, cfg: RunConfig, folder: Path, steps: int, trainer: str) -> Path:
+    """torch ``Linear`` layers (tanh between them) and the action head, as a bot checkpoint."""
+    tensors = {}
+    for i, layer in enumerate(linears):
+        tensors[f"layers.{i}.weight"] = layer.weight.detach().cpu().numpy()
+        tensors[f"layers.{i}.bias"] = layer.bias.detach().cpu().numpy()
+    tensors["head.weight"] = head.weight.detach().cpu().numpy()
+    tensors["head.bias"] = head.bias.detach().cpu().numpy()
+    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, "tanh", trainer=trainer, steps=int(steps),
+                           teammates={str(k): v for k, v in cfg.teammates.items()},
+                           made_by="tranquility " + " ".join(sys.argv[1:]))  # fmt: skip
+
+
+def evaluate_checkpoint(cfg: RunConfig, folder: Path) -> Any:
+    """The periodic evaluation during training: ``eval_games`` deals apart from the final ones."""
+    from training.evaluate import evaluate
+
+    return evaluate(team_spec(cfg, f"policy:{folder}"), cfg.game_config(), cfg.eval_games, seed=500_000)
+
+
+def final_table(cfg: RunConfig, final: Path) -> None:
+    """The trained team beside the heuristic and random teams, on the same deals."""
+    from training.evaluate import evaluate, markdown
+
+    config = cfg.game_config()
+    teams = [team_spec(cfg, f"policy:{final}"), team_spec(cfg, "heuristic"), team_spec(cfg, "random")]
+    print(markdown([evaluate(spec, config, cfg.final_eval_games, seed=1_000_000) for spec in teams], config))

@@ -1,0 +1,273 @@
+"""MAPPO, PPO with a centralized critic: ``tranquility mappo [--config configs/p3_mappo.yaml] [key=value ...]``.
+
+CleanRL style, one file read top to bottom: the config, the networks, many ``TeamEnv`` copies
+stepped together, GAE on a normalised value target, minibatched PPO updates, charts and
+checkpoints. The actor is shared by every policy seat and sees only its seat's observation
+(masked logits); the critic sees the full-information global state (``encoding.state``: every
+hand and deck) and which seat acts, as in MAPPO (Yu et al., 2022). Cooperative play under
+partial observability is where such a critic pays off: it judges positions by what is really
+in the hands, while the actor stays decentralized.
+
+Writes the same TensorBoard charts and bot checkpoints as ``train.py``; ``--resume`` reads
+``checkpoints/<run>/resume.pt``, tensors and numbers only, loaded with ``weights_only=True``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+from torch import nn
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from training.common import RunConfig, check_resume, evaluate_checkpoint, export_actor, final_table, load_config
+from tranquility_env import TeamEnv, actions, encoding
+from tranquility_env.bots import make_bot
+
+
+# ------------------------------------------------------------------------------ the config
+@dataclass
+class MappoConfig(RunConfig):
+    """The shared run fields (``common.RunConfig``) and MAPPO's own."""
+
+    run: str = "p3_mappo"
+    critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
+    num_envs: int = 16  # env copies stepped together in this process
+    num_steps: int = 128  # steps per env copy and update
+    num_minibatches: int = 4
+    update_epochs: int = 4
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+    AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "num_envs", "num_steps", "num_minibatches", "update_epochs")
+
+
+# ------------------------------------------------------------------------------ the networks
+def mlp(sizes: list[int], gain: float = np.sqrt(2)) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in itertools.pairwise(sizes):
+        linear = nn.Linear(a, b)
+        nn.init.orthogonal_(linear.weight, gain)
+        nn.init.zeros_(linear.bias)
+        layers += [linear, nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+class Actor(nn.Module):
+    """Observation -> masked action logits; the layers a bot checkpoint holds."""
+
+    def __init__(self, hidden: list[int]) -> None:
+        super().__init__()
+        self.body = mlp([encoding.OBSERVATION_SIZE, *hidden])
+        self.head = nn.Linear(hidden[-1], actions.N_ACTIONS)
+        nn.init.orthogonal_(self.head.weight, 0.01)
+        nn.init.zeros_(self.head.bias)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(obs)).masked_fill(~mask, -1e8)
+
+
+class Critic(nn.Module):
+    """Global state + acting seat (one-hot) -> normalised value."""
+
+    def __init__(self, hidden: list[int]) -> None:
+        super().__init__()
+        self.net = nn.Sequential(mlp([encoding.STATE_SIZE + encoding.MAX_PLAYERS, *hidden]), nn.Linear(hidden[-1], 1))
+
+    def forward(self, state: torch.Tensor) -> torch.Tensor:
+        return self.net(state).squeeze(-1)
+
+
+class ValueNorm:
+    """Running mean and variance of the value targets: the critic learns them normalised."""
+
+    def __init__(self) -> None:
+        self.mean, self.var, self.count = 0.0, 1.0, 1e-4
+
+    def update(self, x: np.ndarray) -> None:
+        mean, var, n = float(x.mean()), float(x.var()), x.size
+        delta, total = mean - self.mean, self.count + n
+        self.mean += delta * n / total
+        self.var = (self.var * self.count + var * n + delta**2 * self.count * n / total) / total
+        self.count = total
+
+    def normalize(self, x: torch.Tensor) -> torch.Tensor:
+        return (x - self.mean) / np.sqrt(self.var + 1e-8)
+
+    def denormalize(self, x: torch.Tensor) -> torch.Tensor:
+        return x * np.sqrt(self.var + 1e-8) + self.mean
+
+
+def critic_input(env: TeamEnv) -> np.ndarray:
+    seat = np.zeros(encoding.MAX_PLAYERS, dtype=np.float32)
+    seat[env.game.current] = 1
+    return np.concatenate([encoding.state(env.game), seat])
+
+
+# ------------------------------------------------------------------------------ the loop
+def train(cfg: MappoConfig, resume: bool = False) -> Path:
+    torch.manual_seed(cfg.seed)
+    run_dir = Path(cfg.checkpoints_dir) / cfg.run
+    run_dir.mkdir(parents=True, exist_ok=True)
+    actor, critic, norm = Actor(cfg.hidden), Critic(cfg.critic_hidden), ValueNorm()
+    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5)
+    global_step = 0
+    if resume:
+        if not (run_dir / "resume.pt").is_file():
+            raise FileNotFoundError(f"--resume: no {run_dir / 'resume.pt'} (has this run saved a checkpoint yet?)")
+        check_resume(cfg, run_dir)
+        saved = torch.load(run_dir / "resume.pt", weights_only=True)
+        actor.load_state_dict(saved["actor"])
+        critic.load_state_dict(saved["critic"])
+        optimizer.load_state_dict(saved["optimizer"])
+        norm.mean, norm.var, norm.count = saved["norm"]
+        global_step = int(saved["global_step"])
+        print(f"resuming {cfg.run} at step {global_step}")
+    (run_dir / "train_config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+
+    def save_resume() -> None:
+        state = {"actor": actor.state_dict(), "critic": critic.state_dict(), "optimizer": optimizer.state_dict(),
+                 "norm": [norm.mean, norm.var, norm.count], "global_step": global_step}  # fmt: skip
+        torch.save(state, run_dir / "resume.tmp.pt")
+        (run_dir / "resume.tmp.pt").replace(run_dir / "resume.pt")  # atomic
+
+    def export(name: str) -> Path:
+        return export_actor(list(actor.body[::2]), actor.head, cfg, run_dir / name, global_step, "MAPPO")
+
+    # Many env copies, stepped together; teammate seats are played inside each env's step.
+    envs = []
+    for i in range(cfg.num_envs):
+        teammates = {seat: make_bot(spec, cfg.seed + 100 * i + seat) for seat, spec in cfg.teammates.items()}
+        envs.append(TeamEnv(teammates=teammates, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict()))
+    obs = np.stack([env.reset(seed=cfg.seed * 1_000_000 + global_step + i)[0] for i, env in enumerate(envs)])
+    T, N = cfg.num_steps, cfg.num_envs
+    b_obs = np.zeros((T, N, encoding.OBSERVATION_SIZE), dtype=np.float32)
+    b_mask = np.zeros((T, N, actions.N_ACTIONS), dtype=bool)
+    b_state = np.zeros((T, N, encoding.STATE_SIZE + encoding.MAX_PLAYERS), dtype=np.float32)
+    b_action, b_logprob = np.zeros((T, N), dtype=np.int64), np.zeros((T, N), dtype=np.float32)
+    b_reward, b_done, b_value = (np.zeros((T, N), dtype=np.float32) for _ in range(3))
+
+    writer = SummaryWriter(Path(cfg.logs_dir) / cfg.run)
+    games: list[dict] = []
+    next_checkpoint = (global_step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    next_eval = (global_step // cfg.eval_every + 1) * cfg.eval_every
+    start, start_step = time.time(), global_step
+    bar = tqdm(total=cfg.total_steps, initial=global_step, unit="step", dynamic_ncols=True)
+    while global_step < cfg.total_steps:
+        # --- rollout
+        for t in range(T):
+            b_obs[t] = obs
+            b_mask[t] = np.stack([env.action_masks() for env in envs])
+            b_state[t] = np.stack([critic_input(env) for env in envs])
+            with torch.no_grad():
+                logits = actor(torch.as_tensor(obs), torch.as_tensor(b_mask[t]))
+                dist = torch.distributions.Categorical(logits=logits)
+                action = dist.sample()
+                b_logprob[t] = dist.log_prob(action).numpy()
+                b_value[t] = norm.denormalize(critic(torch.as_tensor(b_state[t]))).numpy()
+            b_action[t] = action.numpy()
+            for i, env in enumerate(envs):
+                obs[i], b_reward[t, i], done, _, info = env.step(int(b_action[t, i]))
+                b_done[t, i] = done
+                if done:
+                    games.append(info["episode_stats"])
+                    obs[i], _ = env.reset()
+            global_step += N
+        bar.update(T * N)
+
+        # --- GAE on the denormalised values; the critic then learns the normalised returns
+        with torch.no_grad():
+            next_value = norm.denormalize(critic(torch.as_tensor(np.stack([critic_input(e) for e in envs])))).numpy()
+        advantages = np.zeros((T, N), dtype=np.float32)
+        last = np.zeros(N, dtype=np.float32)
+        for t in reversed(range(T)):
+            following = next_value if t == T - 1 else b_value[t + 1]
+            alive = 1.0 - b_done[t]
+            delta = b_reward[t] + cfg.gamma * following * alive - b_value[t]
+            last = delta + cfg.gamma * cfg.gae_lambda * alive * last
+            advantages[t] = last
+        returns = advantages + b_value
+        norm.update(returns)
+
+        # --- minibatched PPO updates
+        flat = {
+            "obs": torch.as_tensor(b_obs.reshape(T * N, -1)), "mask": torch.as_tensor(b_mask.reshape(T * N, -1)),
+            "state": torch.as_tensor(b_state.reshape(T * N, -1)), "action": torch.as_tensor(b_action.reshape(-1)),
+            "logprob": torch.as_tensor(b_logprob.reshape(-1)), "adv": torch.as_tensor(advantages.reshape(-1)),
+            "target": norm.normalize(torch.as_tensor(returns.reshape(-1))),
+        }  # fmt: skip
+        size = T * N // cfg.num_minibatches
+        for _ in range(cfg.update_epochs):
+            for idx in torch.randperm(T * N).split(size):
+                dist = torch.distributions.Categorical(logits=actor(flat["obs"][idx], flat["mask"][idx]))
+                logprob = dist.log_prob(flat["action"][idx])
+                ratio = (logprob - flat["logprob"][idx]).exp()
+                adv = flat["adv"][idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
+                v_loss = 0.5 * (critic(flat["state"][idx]) - flat["target"][idx]).pow(2).mean()
+                entropy = dist.entropy().mean()
+                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], cfg.max_grad_norm)
+                optimizer.step()
+
+        # --- charts, checkpoints, evaluation
+        recent = games[-100:]
+        if recent:
+            writer.add_scalar("charts/win_rate", np.mean([g["won"] for g in recent]), global_step)
+            writer.add_scalar(
+                "charts/cards_on_mountain", np.mean([g["cards_on_mountain"] for g in recent]), global_step
+            )
+            writer.add_scalar("charts/episode_length", np.mean([g["decisions"] for g in recent]), global_step)
+            writer.add_scalar("charts/penalty_discards", np.mean([g["penalty_discards"] for g in recent]), global_step)
+        writer.add_scalar("charts/SPS", (global_step - start_step) / (time.time() - start), global_step)
+        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
+        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
+        writer.add_scalar("losses/entropy", entropy.item(), global_step)
+        if global_step >= next_checkpoint:
+            next_checkpoint += cfg.checkpoint_every
+            folder = export(f"step_{global_step}")
+            save_resume()
+            if global_step >= next_eval:
+                next_eval += cfg.eval_every
+                result = evaluate_checkpoint(cfg, folder)
+                writer.add_scalar("eval/win_rate", result.win_rate, global_step)
+                writer.add_scalar("eval/cards_on_mountain", result.mean_cards, global_step)
+    bar.close()
+    writer.close()
+    final = export("final")
+    save_resume()
+    final_table(cfg, final)
+    return final
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="tranquility mappo", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", help="a YAML file under configs/ (default: the embedded default config)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from checkpoints/<run>/resume.pt")
+    parser.add_argument("overrides", nargs="*", metavar="key=value")
+    args = parser.parse_intermixed_args(argv)
+    try:
+        cfg = load_config(MappoConfig, args.config, args.overrides)
+    except (ValueError, OSError, yaml.YAMLError) as err:
+        parser.error(str(err))
+    torch.set_num_threads(2)
+    try:
+        final = train(cfg, resume=args.resume)
+    except (ValueError, FileNotFoundError) as err:  # a resume that does not fit the run
+        parser.error(str(err))
+    print(f"\nbot checkpoint: {final}   (load it with PolicyBot.load or --team policy:{final})")
+
+
+if __name__ == "__main__":
+    main()
