@@ -14,7 +14,7 @@ $(BIN)/python:
 # on disk, while an unpinned torch would pull a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[train,dev,ecosystem]'
+	$(BIN)/pip install --quiet -e '.[train,dev,ecosystem,rllib]'
 	touch $@
 
 test: $(VENV)/.installed

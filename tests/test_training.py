@@ -145,10 +145,12 @@ def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest
 def test_config_files_are_valid() -> None:
     from training.common import load_config
     from training.mappo import MappoConfig
+    from training.rllib_train import RllibConfig
     from training.train import TrainConfig
 
     for path in sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml")):
-        load_config(MappoConfig if "mappo" in path.name else TrainConfig, str(path), [])
+        kind = MappoConfig if "mappo" in path.name else RllibConfig if "rllib" in path.name else TrainConfig
+        load_config(kind, str(path), [])
 
 
 def test_wilson_interval() -> None:
