@@ -28,6 +28,9 @@ from tranquility_env.replay import ReplayWriter, games, read
 from tranquility_env.views import seat_view
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
+# The shipped learned bot of each player count (base game): the better one where several were
+# trained (README, "Results").
+SHIPPED_BOTS = {1: "p1", 2: "p2", 3: "p3_mappo", 4: "p4", 5: "p5"}
 
 
 def cost(game: Game, action: int) -> str:
@@ -69,7 +72,7 @@ def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[
         if name == "policy":
             if config != Config(players=config.players):
                 raise ValueError("the shipped learned bots play the base game; use --bots heuristic with modules")
-            name = f"policy:{SHIPPED / f'p{config.players}' / 'final'}"
+            name = f"policy:{SHIPPED / SHIPPED_BOTS[config.players] / 'final'}"
         bot = make_bot(name, seed + seat)
         if isinstance(bot, PolicyBot):
             bot.check_table(config)
