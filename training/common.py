@@ -3,8 +3,10 @@ overrides, checked key by key), exporting an actor as a bot checkpoint, and the 
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,6 +97,11 @@ def load_config(cls: type[C], path: str | None, overrides: list[str]) -> C:
     return cls(**values)
 
 
+def save_config(cfg: RunConfig, run_dir: Path) -> None:
+    """The run's config beside its checkpoints, so that a resume can be checked against it."""
+    (run_dir / "train_config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+
+
 def check_resume(cfg: RunConfig, run_dir: Path) -> None:
     """A resumed run must have the config it was started with (``total_steps`` may grow)."""
     saved = run_dir / "train_config.yaml"
@@ -139,3 +146,25 @@ def final_table(cfg: RunConfig, final: Path) -> None:
     config = cfg.game_config()
     teams = [team_spec(cfg, f"policy:{final}"), team_spec(cfg, "heuristic"), team_spec(cfg, "random")]
     print(markdown([evaluate(spec, config, cfg.final_eval_games, seed=1_000_000) for spec in teams], config))
+
+
+def trainer_parser(prog: str, doc: str, resume_file: str | None = None) -> argparse.ArgumentParser:
+    """The command line every trainer shares: ``--config``, ``--resume`` and ``key=value`` overrides."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
+    parser.add_argument("--config", help="a YAML file under configs/ (default: the embedded default config)")
+    if resume_file:
+        parser.add_argument(
+            "--resume", action="store_true", help=f"continue the run from checkpoints/<run>/{resume_file}"
+        )
+    parser.add_argument("overrides", nargs="*", metavar="key=value")
+    return parser
+
+
+def run_trainer(parser: argparse.ArgumentParser, config: str | None, overrides: list[str], cls: type[C],
+                train: Callable[[C], Path]) -> None:  # fmt: skip
+    """Load the config and train; a bad config, file or resume is a clean command-line error."""
+    try:
+        final = train(load_config(cls, config, overrides))
+    except (ValueError, OSError, yaml.YAMLError) as err:
+        parser.error(str(err))
+    print(f"\nbot checkpoint: {final}   (load it with PolicyBot.load or --team policy:{final})")

@@ -14,8 +14,6 @@ Writes the same TensorBoard charts and bot checkpoints as ``train.py``; ``--resu
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -23,12 +21,20 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import yaml
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from training.common import RunConfig, check_resume, evaluate_checkpoint, export_actor, final_table, load_config
+from training.common import (
+    RunConfig,
+    check_resume,
+    evaluate_checkpoint,
+    export_actor,
+    final_table,
+    run_trainer,
+    save_config,
+    trainer_parser,
+)
 from tranquility_env import TeamEnv, actions, encoding
 from tranquility_env.bots import make_bot
 
@@ -131,7 +137,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         norm.mean, norm.var, norm.count = saved["norm"]
         global_step = int(saved["global_step"])
         print(f"resuming {cfg.run} at step {global_step}")
-    (run_dir / "train_config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    save_config(cfg, run_dir)
 
     def save_resume() -> None:
         state = {"actor": actor.state_dict(), "critic": critic.state_dict(), "optimizer": optimizer.state_dict(),
@@ -252,21 +258,10 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="tranquility mappo", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", help="a YAML file under configs/ (default: the embedded default config)")
-    parser.add_argument("--resume", action="store_true", help="continue the run from checkpoints/<run>/resume.pt")
-    parser.add_argument("overrides", nargs="*", metavar="key=value")
+    parser = trainer_parser("tranquility mappo", __doc__, resume_file="resume.pt")
     args = parser.parse_intermixed_args(argv)
-    try:
-        cfg = load_config(MappoConfig, args.config, args.overrides)
-    except (ValueError, OSError, yaml.YAMLError) as err:
-        parser.error(str(err))
     torch.set_num_threads(2)
-    try:
-        final = train(cfg, resume=args.resume)
-    except (ValueError, FileNotFoundError) as err:  # a resume that does not fit the run
-        parser.error(str(err))
-    print(f"\nbot checkpoint: {final}   (load it with PolicyBot.load or --team policy:{final})")
+    run_trainer(parser, args.config, args.overrides, MappoConfig, lambda cfg: train(cfg, resume=args.resume))
 
 
 if __name__ == "__main__":

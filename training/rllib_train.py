@@ -12,17 +12,14 @@ exported to the bot checkpoint format, so an RLlib bot plays like any other.
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import yaml
 
-from training.common import RunConfig, final_table, load_config
+from training.common import RunConfig, final_table, run_trainer, save_config, trainer_parser
 from tranquility_env import actions, checkpoint, encoding, raw_env
 
 
@@ -130,7 +127,7 @@ def train(cfg: RllibConfig) -> Path:
     try:
         run_dir = Path(cfg.checkpoints_dir) / cfg.run
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "train_config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+        save_config(cfg, run_dir)
         algo = build(cfg)
         steps, next_checkpoint = 0, cfg.checkpoint_every
         while steps < cfg.total_steps:
@@ -150,25 +147,18 @@ def train(cfg: RllibConfig) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="tranquility rllib", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", help="a YAML file under configs/ (default: the embedded default config)")
+    parser = trainer_parser("tranquility rllib", __doc__)
     parser.add_argument("--address", help="an existing Ray cluster to run on (default: a local Ray)")
-    parser.add_argument("--num-env-runners", type=int, help="Ray actors collecting experience")
-    parser.add_argument("overrides", nargs="*", metavar="key=value")
+    parser.add_argument("--num-env-runners", type=int, help="Ray actors collecting experience (0: in the driver)")
     args = parser.parse_intermixed_args(argv)
     overrides = list(args.overrides)
     if args.address is not None:
         overrides.append(f"address={args.address}")
     if args.num_env_runners is not None:
+        if args.num_env_runners < 0:
+            parser.error("--num-env-runners must be >= 0")
         overrides.append(f"num_env_runners={args.num_env_runners}")
-    try:
-        cfg = load_config(RllibConfig, args.config, overrides)
-        if cfg.num_env_runners < 0:
-            raise ValueError("--num-env-runners must be >= 0")
-        final = train(cfg)
-    except (ValueError, OSError, yaml.YAMLError) as err:
-        parser.error(str(err))
-    print(f"\nbot checkpoint: {final}   (load it with PolicyBot.load or --team policy:{final})")
+    run_trainer(parser, args.config, overrides, RllibConfig, train)
 
 
 if __name__ == "__main__":

@@ -18,17 +18,23 @@ logs the charts and saves checkpoints, then the loop and a final evaluation.
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from training.common import RunConfig, check_resume, evaluate_checkpoint, export_actor, final_table, load_config
+from training.common import (
+    RunConfig,
+    check_resume,
+    evaluate_checkpoint,
+    export_actor,
+    final_table,
+    run_trainer,
+    save_config,
+    trainer_parser,
+)
 from tranquility_env import TeamEnv
 from tranquility_env.bots import make_bot
 
@@ -194,12 +200,11 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
 
     run_dir = Path(cfg.checkpoints_dir) / cfg.run
     run_dir.mkdir(parents=True, exist_ok=True)
-    saved = run_dir / "train_config.yaml"
     if resume:
         if not (run_dir / "resume.zip").is_file():
             raise FileNotFoundError(f"--resume: no {run_dir / 'resume.zip'} (has this run saved a checkpoint yet?)")
         check_resume(cfg, run_dir)
-    saved.write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    save_config(cfg, run_dir)
 
     torch.set_num_threads(1)  # the env copies use the other core
     env_fns = [make_env(cfg, rank) for rank in range(cfg.n_envs)]
@@ -229,21 +234,11 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="tranquility train", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", help="a YAML file under configs/ (default: the embedded default config)")
-    parser.add_argument("--resume", action="store_true", help="continue the run from checkpoints/<run>/resume.zip")
+    parser = trainer_parser("tranquility train", __doc__, resume_file="resume.zip")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("overrides", nargs="*", metavar="key=value")
     args = parser.parse_intermixed_args(argv)
-    try:
-        cfg = load_config(TrainConfig, args.config, args.overrides)
-    except (ValueError, OSError, yaml.YAMLError) as err:
-        parser.error(str(err))
-    try:
-        final = train(cfg, resume=args.resume, progress_bar=not args.no_progress)
-    except (ValueError, FileNotFoundError) as err:  # a resume that does not fit the run
-        parser.error(str(err))
-    print(f"\nbot checkpoint: {final}   (load it with PolicyBot.load or --team policy:{final})")
+    run_trainer(parser, args.config, args.overrides, TrainConfig,
+                lambda cfg: train(cfg, resume=args.resume, progress_bar=not args.no_progress))  # fmt: skip
 
 
 if __name__ == "__main__":
