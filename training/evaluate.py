@@ -23,7 +23,9 @@ from pathlib import Path
 
 from tranquility_env import Config, Game
 from tranquility_env.arena import play_until
+from tranquility_env.board import N_SLOTS
 from tranquility_env.bots import Bot, PolicyBot, make_bot
+from tranquility_env.mountain import EMPTY
 
 
 @dataclass
@@ -63,7 +65,7 @@ def seat_team(spec: str, config: Config, seed: int = 0) -> list[Bot]:
 
 
 def loss_reason(game: Game) -> str:
-    empty = 44 - sum(1 for k in game.mountain[:44] if k != -1)
+    empty = game.mountain[:N_SLOTS].count(EMPTY)  # bridges count as filled: they block the Summit
     if empty == 0:
         return "mountain full, no Summit playable"
     return "ran dry, 1-4 slots empty" if empty <= 4 else "ran dry, 5+ slots empty"

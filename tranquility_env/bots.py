@@ -265,8 +265,7 @@ class _HeuristicTurn:
         for a in by_kind.get(actions.CAMP, []):
             _, camp, p = actions.DECODE[a]
             card = self.mountain[p]
-            cost = min(self.move_cost(card, q) for r, q in mrules.open_slots(mrules.row_lengths(self.mountain))
-                       if r > board.POS_ROW[p])  # fmt: skip
+            cost = min(self.move_cost(card, q) for r, q in mrules.open_slots(self.row_len) if r > board.POS_ROW[p])
             rest = list(self.hand)
             rest.remove(camp)
             out.append((self.after(rest, cost, self.slots, 1 + cost) - bot.progress, a))
@@ -294,8 +293,8 @@ class _HeuristicTurn:
     def spare(self) -> int:
         """This seat's cards (hand and deck) beyond its share of the plays the mountain still needs."""
         me = self.view["players"][self.view["seat"]]
-        done = sum(1 for k in self.mountain[: board.N_SLOTS] if k not in (mrules.EMPTY, cards.BRIDGE))
-        share = -(-(board.N_SLOTS - done + 1) // len(self.view["players"]))  # ceil: the Summit too
+        needed = board.N_SLOTS - mrules.cards_on_mountain(self.mountain) + 1  # the Summit too
+        share = -(-needed // len(self.view["players"]))  # ceil
         return me["hand_size"] + me["deck_size"] - share
 
 

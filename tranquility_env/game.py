@@ -195,7 +195,7 @@ class Game:
         hand = self.hands[self.current]
         if kind == A.PLAY:
             hand.remove(x)
-            self._play_ascent(x, y, len(hand))
+            self._play_ascent(x, y)
         elif kind == A.PAY:
             hand.remove(x)
             self.discards[self.current].append(x)
@@ -241,7 +241,7 @@ class Game:
             self.status, self.turn = WON, self.turn + 1  # K5: no refill, current stays
 
     # ----------------------------------------------------------------- making moves
-    def _play_ascent(self, card: int, p: int, left_in_hand: int) -> None:
+    def _play_ascent(self, card: int, p: int) -> None:
         penalty = mountain_rules.play_penalty(self.mountain, card, p)  # P3, or B3 onto a bridge
         if self.mountain[p] == BRIDGE:
             self.removed.append(BRIDGE)  # B3: the bridge leaves the game
@@ -323,13 +323,11 @@ class Game:
 
     def cards_on_mountain(self) -> int:
         """Slots below the Summit holding an Ascent card or a campfire (bridges must still go)."""
-        slots = self.mountain[: board.N_SLOTS]
-        return board.N_SLOTS - slots.count(EMPTY) - slots.count(BRIDGE)
+        return mountain_rules.cards_on_mountain(self.mountain)
 
     def summit_goals_met(self) -> bool:
         """E1's conditions besides the SUMMIT in hand: 44 Ascent cards or campfires, module goals."""
-        mountain = self.mountain
-        if any(k in (EMPTY, BRIDGE) for k in mountain[: board.N_SLOTS]):
+        if self.cards_on_mountain() < board.N_SLOTS:
             return False
         if self.config.green_path and not self.has_green_path():
             return False

@@ -6,7 +6,7 @@ slot, positions of ``board.py``): open slots (M2, M3), reference scans and penal
 
 from __future__ import annotations
 
-from tranquility_env.board import N_POS, POS_ROW, ROW_SLOTS, ROW_START, ROWS
+from tranquility_env.board import N_POS, N_SLOTS, POS_ROW, ROW_SLOTS, ROW_START, ROWS
 from tranquility_env.cards import BRIDGE, COLOUR, N_ASCENT, NUMBER
 
 EMPTY = -1
@@ -19,6 +19,12 @@ def row_lengths(mountain: list[int]) -> list[int]:
         if mountain[p] != EMPTY:
             lengths[POS_ROW[p]] += 1
     return lengths
+
+
+def cards_on_mountain(mountain: list[int]) -> int:
+    """Slots below the Summit holding an Ascent card or a campfire (bridges must still go, B5)."""
+    slots = mountain[:N_SLOTS]
+    return N_SLOTS - slots.count(EMPTY) - slots.count(BRIDGE)
 
 
 def open_slots(row_len: list[int]) -> list[tuple[int, int]]:

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from tranquility_env import board, cards
+from tranquility_env import mountain as mrules
 from tranquility_env.board import POS_COL, POS_NAME, POS_ROW, ROW_SLOTS, ROW_START, ROWS
 from tranquility_env.cards import BRIDGE, COLOUR, N_ASCENT, NAME, NUMBER, ROPE, SUMMIT
 from tranquility_env.config import Config
@@ -104,8 +105,8 @@ def game_from_dict(d: Any) -> Game:
             )
         game.mountain[p] = k
     _check_mountain(game.mountain)
+    game.row_len = mrules.row_lengths(game.mountain)
     for r in range(1, ROWS + 2):
-        game.row_len[r] = sum(1 for c in range(ROW_SLOTS[r]) if game.mountain[ROW_START[r] + c] != EMPTY)
         game._refresh_row(r)
 
     # --- goats
@@ -221,7 +222,7 @@ def _check_mountain(mountain: list[int]) -> None:
             _expect(COLOUR[left] != COLOUR[k], f"{where}: same colour as {NAME[left]} on its left (P2)")
     if mountain[board.SUMMIT_POS] != EMPTY:
         _expect(
-            all(k not in (EMPTY, BRIDGE) for k in mountain[: board.N_SLOTS]),
+            mrules.cards_on_mountain(mountain) == board.N_SLOTS,
             "mountain r9c1: the SUMMIT stands only on a full mountain without bridges (E1, B5)",
         )
 
