@@ -257,7 +257,7 @@ class _HeuristicTurn:
         return min(self.options(by_kind))[1]
 
     def move_cost(self, card: int, p: int) -> int:
-        return mrules.play_penalty(self.mountain, card, p) if self.view["config"]["campfire_move_pays"] else 0
+        return mrules.move_penalty(self.mountain, card, p, self.view["config"]["campfire_move_pays"])
 
     def options(self, by_kind: dict[int, list[int]]) -> list[tuple[float, int]]:
         bot = self.bot

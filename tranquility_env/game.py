@@ -220,7 +220,7 @@ class Game:
             card = self.moving_card
             self.moving_card = self.moving_from = EMPTY
             self.pending = NO_PENDING
-            penalty = mountain_rules.play_penalty(self.mountain, card, y) if self.config.campfire_move_pays else 0
+            penalty = mountain_rules.move_penalty(self.mountain, card, y, self.config.campfire_move_pays)
             self._place(card, y)
             self._settle(penalty)
         elif kind == A.HERD:

@@ -73,6 +73,11 @@ def play_penalty(mountain: list[int], card: int, p: int) -> int:
     return left
 
 
+def move_penalty(mountain: list[int], card: int, p: int, pays: bool) -> int:
+    """C3: what a card displaced by a campfire pays at ``p`` (nothing with ``campfire_move_pays`` off)."""
+    return play_penalty(mountain, card, p) if pays else 0
+
+
 def green_path(mountain: list[int]) -> bool:
     """GP1: a chain of green cards (Ascent or campfire) from row 1 to row 8, each resting on the
     one before: (r + 1, c) rests on (r, c) and (r, c + 1)."""

@@ -40,7 +40,7 @@ def cost(game: Game, action: int) -> str:
         penalty = mrules.play_penalty(game.mountain, x, y)
         return f"pays {penalty}" if penalty else "free"
     if kind == actions.MOVE:
-        penalty = mrules.play_penalty(game.mountain, game.moving_card, y) if game.config.campfire_move_pays else 0
+        penalty = mrules.move_penalty(game.mountain, game.moving_card, y, game.config.campfire_move_pays)
         return f"pays {penalty}" if penalty else "free"
     return {
         actions.PLAY_BRIDGE: "free", actions.PLAY_SUMMIT: "wins the game", actions.CAMP: "free, then the card moves up",
