@@ -98,11 +98,11 @@ def heuristic_games(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarra
             masks.append(m)
             chosen.append(action)
             rewards.append(reward)
-        g = 0.0
+        backwards, g = [], 0.0
         for r in reversed(rewards):
             g = r + cfg.gamma * g
-            returns.append(g)
-        returns[len(returns) - len(rewards) :] = returns[len(returns) - len(rewards) :][::-1]
+            backwards.append(g)
+        returns += backwards[::-1]
     return np.array(obs), np.array(masks, dtype=bool), np.array(chosen), np.array(returns, dtype=np.float32)
 
 
