@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -145,7 +146,8 @@ def final_table(cfg: RunConfig, final: Path) -> None:
 
     config = cfg.game_config()
     teams = [team_spec(cfg, f"policy:{final}"), team_spec(cfg, "heuristic"), team_spec(cfg, "random")]
-    print(markdown([evaluate(spec, config, cfg.final_eval_games, seed=1_000_000) for spec in teams], config))
+    workers = os.cpu_count() or 1
+    print(markdown([evaluate(spec, config, cfg.final_eval_games, 1_000_000, workers) for spec in teams], config))
 
 
 def trainer_parser(prog: str, doc: str, resume_file: str | None = None) -> argparse.ArgumentParser:

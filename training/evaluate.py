@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
+import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -71,18 +73,34 @@ def loss_reason(game: Game) -> str:
     return "ran dry, 1-4 slots empty" if empty <= 4 else "ran dry, 5+ slots empty"
 
 
-def evaluate(spec: str, config: Config, games: int, seed: int = 0) -> TeamResult:
-    bots = seat_team(spec, config, seed)
-    wins, cards, turns = 0, 0, 0
-    losses: Counter[str] = Counter()
-    for i in range(games):
-        game = Game.new(config, seed + i)
-        play_until(game, bots)
-        wins += game.status == "won"
-        cards += game.cards_on_mountain()
-        turns += game.turn
-        if game.status == "lost":
-            losses[loss_reason(game)] += 1
+def play_deal(spec: str, config: Config, deal: int) -> Game:
+    """Deal ``deal`` played to its end by the team SPEC. The bots are made for this game and seeded
+    from the deal, so a result depends neither on the order of the games nor on how many workers
+    play them."""
+    game = Game.new(config, deal)
+    play_until(game, seat_team(spec, config, seed=deal * 8))
+    return game
+
+
+def _outcome(job: tuple[str, Config, int]) -> tuple[bool, int, int, str | None]:
+    game = play_deal(*job)
+    lost = loss_reason(game) if game.status == "lost" else None
+    return game.status == "won", game.cards_on_mountain(), game.turn, lost
+
+
+def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int = 1) -> TeamResult:
+    """The team SPEC on deals ``seed .. seed + games - 1``, over ``workers`` processes."""
+    seat_team(spec, config)  # a bad SPEC, or a checkpoint made for another table, fails before any game
+    jobs = [(spec, config, seed + i) for i in range(games)]
+    if workers > 1:
+        # spawn, not fork: the caller may be a trainer with torch's threads running
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            outcomes = pool.map(_outcome, jobs, chunksize=max(1, games // (8 * workers)))
+    else:
+        outcomes = [_outcome(job) for job in jobs]
+    wins = sum(o[0] for o in outcomes)
+    losses = Counter(o[3] for o in outcomes if o[3] is not None)
+    cards, turns = sum(o[1] for o in outcomes), sum(o[2] for o in outcomes)
     return TeamResult(spec, games, wins, wins / games, wilson(wins, games), cards / games, turns / games, dict(losses))
 
 
@@ -124,13 +142,13 @@ def chart(results: list[TeamResult], path: Path) -> None:
     plt.close(fig)
 
 
-def cross_play(checkpoints: list[str], config: Config, games: int, seed: int) -> list[list[float]]:
+def cross_play(checkpoints: list[str], config: Config, games: int, seed: int, workers: int = 1) -> list[list[float]]:
     matrix = []
     for row in checkpoints:
         matrix.append([])
         for col in checkpoints:
             seats = [f"policy:{row if s % 2 == 0 else col}" for s in range(config.players)]
-            matrix[-1].append(evaluate(",".join(seats), config, games, seed).win_rate)
+            matrix[-1].append(evaluate(",".join(seats), config, games, seed, workers).win_rate)
     return matrix
 
 
@@ -146,23 +164,29 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     parser.add_argument(
         "--seed", type=int, default=1_000_000, help="first deal (default 1000000, apart from training seeds)"
     )
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     parser.add_argument("--out", default="results", help="folder for the JSON and PNG (default results/)")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
     if not args.team and not args.cross_play:
         parser.error("give at least one --team or --cross-play")
     config = Config(players=args.players, green_path=args.green_path, panoramas=args.panoramas, goats=args.goats)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results = [evaluate(spec, config, args.games, args.seed) for spec in args.team]
+    try:
+        results = [evaluate(spec, config, args.games, args.seed, args.workers) for spec in args.team]
+    except ValueError as err:
+        parser.error(str(err))
     report: dict = {"config": config.to_dict(), "games": args.games, "seed": args.seed,
                     "teams": [asdict(r) for r in results]}  # fmt: skip
     if results:
         print(markdown(results, config))
         chart(results, out / f"evaluation_p{config.players}.png")
     if args.cross_play:
-        matrix = cross_play(args.cross_play, config, args.games, args.seed)
+        matrix = cross_play(args.cross_play, config, args.games, args.seed, args.workers)
         report["cross_play"] = {"checkpoints": args.cross_play, "win_rate": matrix}
         print("\ncross-play win rates (row: seat 0 and even seats, column: odd seats)")
         print("| | " + " | ".join(Path(c).name for c in args.cross_play) + " |")

@@ -7,6 +7,7 @@ the bot reads it). It returns an action id (``actions.py``).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -14,6 +15,8 @@ import numpy as np
 
 from tranquility_env import actions, board, cards
 from tranquility_env import mountain as mrules
+from tranquility_env.game import ONGOING, WON, Game
+from tranquility_env.views import LazySeatView, sample_game, unseen_cards
 
 
 @runtime_checkable
@@ -74,7 +77,9 @@ class HeuristicBot:
     def __init__(self, lookahead: float = 0.1, progress: float = 1.5, draw_cost: float = 0.5,
                  no_fit: float = 4.0, bridge_debt: float = 0.8, spare_margin: int = 2,
                  late_game: int = 34, fit_discount: float = 0.05, summit_from: int = 34,
-                 scarcity: float = 2.0, steep: float = 1.0) -> None:  # fmt: skip
+                 scarcity: float = 2.0, steep: float = 1.0, open_bonus: float = 0.25,
+                 hand_decay: float = 0.5, search_from: int = 38, candidates: int = 6,
+                 rollouts: int = 24, seed: int | None = None) -> None:  # fmt: skip
         self.scarcity = scarcity
         self.steep = steep
         self.fit_discount = fit_discount
@@ -86,12 +91,53 @@ class HeuristicBot:
         self.bridge_debt = bridge_debt
         self.spare_margin = spare_margin
         self.late_game = late_game
+        self.open_bonus = open_bonus
+        self.hand_decay = hand_decay
+        self.search_from = search_from
+        self.candidates = candidates
+        self.rollouts = rollouts
+        # Each search samples from a generator seeded by (seed, turn, seat): a bot's choices depend
+        # on what its seat sees, never on the games it played before.
+        self.seed = random.randrange(1 << 63) if seed is None else seed
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
-        legal = np.flatnonzero(action_mask)
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
-            return int(legal[0])
-        return _HeuristicTurn(view, [int(a) for a in legal], self).choose()
+            return legal[0]
+        turn = _HeuristicTurn(view, legal, self)
+        ranked = turn.ranked()
+        if self.rollouts and len(ranked) > 1 and turn.filled >= self.search_from:
+            return self.search(view, ranked[: self.candidates])
+        return ranked[0]
+
+    def search(self, view: Mapping[str, Any], candidates: list[int]) -> int:
+        """The candidate with the best total over ``rollouts`` sampled deals of the unseen cards
+        (``views.sample_game``, the same deals for every candidate), each played out by every seat
+        with this strategy without search. A game's score: the cards on the mountain at its end,
+        plus ``_WIN_SCORE`` if won. Ties go to the candidate the value model ranks first."""
+        rng = random.Random(f"{self.seed}/{view['turn']}/{view['seat']}")
+        worlds = [sample_game(view, rng) for _ in range(self.rollouts)]
+
+        def score(action: int) -> int:
+            total = 0
+            for world in worlds:
+                game = world.clone()
+                game.apply_action(action)
+                self.play_out(game)
+                total += mrules.cards_on_mountain(game.mountain) + (_WIN_SCORE if game.status == WON else 0)
+            return total
+
+        return max(candidates, key=score)
+
+    def play_out(self, game: Game) -> None:
+        """Finish ``game`` with every seat playing the value model alone (no search)."""
+        while game.status == ONGOING:
+            legal = game.legal_actions()
+            view = LazySeatView(game, game.current)
+            game.apply_action(legal[0] if len(legal) == 1 else _HeuristicTurn(view, legal, self).ranked()[0])
+
+
+_WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 
 
 _NUMBERS = np.array(cards.NUMBER[: cards.N_ASCENT])
@@ -119,16 +165,9 @@ class _HeuristicTurn:
         others = [p["hand_size"] + p["deck_size"] for i, p in enumerate(view["players"]) if i != view["seat"]]
         gap = (sum(others) / len(others) - mine) / max(1.0, sum(others) / len(others)) if others else 0.0
         self.scarcity = min(3.0, max(0.5, 1.0 + bot.scarcity * gap))
-        # The Ascent cards this seat has not seen: the game's deck less the mountain, its hand, its
-        # own discards and the removed cards. Teammates' hands and every deck are drawn from it.
-        config = view["config"]
-        pool = cards.game_deck(config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"],
-                               goats)  # fmt: skip
-        seen = [*self.mountain, *self.hand, *(cards.parse_card(n, goats) for n in [*me["discard"], *view["removed"]])]
-        pool.subtract(k for k in seen if 0 <= k < cards.N_ASCENT)
-        if view["pending"] and view["pending"].get("kind") == "move":
-            pool[cards.parse_card(view["pending"]["card"], goats)] -= 1
-        self.unseen = np.array([max(pool[k], 0) for k in range(cards.N_ASCENT)], dtype=np.float64)
+        # The Ascent cards this seat has not seen: teammates' hands and every deck are drawn from them.
+        pool = unseen_cards(view)
+        self.unseen = np.array([pool[k] for k in range(cards.N_ASCENT)], dtype=np.float64)
 
     # --- the value model
     @staticmethod
@@ -171,7 +210,11 @@ class _HeuristicTurn:
         return float(best @ self.unseen / total)
 
     def hand_cost(self, hand: list[int], slots: list[tuple[int, int, int]]) -> float:
-        return sum(self.card_cost(k, slots) for k in hand)
+        """The hand's future cost: its cards' costs, cheapest first, weighted ``hand_decay`` ** i
+        (one card is played a turn, so the cheapest matters most), scaled to the hand's size."""
+        costs = sorted(self.card_cost(k, slots) for k in hand)
+        weights = [self.bot.hand_decay**i for i in range(len(costs))]
+        return sum(c * w for c, w in zip(costs, weights, strict=True)) * len(costs) / sum(weights) if costs else 0.0
 
     def dead(self, kind: int) -> bool:
         """An Ascent card every row of which (rows 1 .. its number) is full."""
@@ -235,10 +278,13 @@ class _HeuristicTurn:
         rest = list(self.hand)
         rest.remove(card)
         progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
+        progress += bot.open_bonus * (len(slots) - len(self.slots))  # rows growing evenly keep slots open
         return self.after(rest, penalty, slots, 1 + penalty) - progress
 
     # --- choosing
-    def choose(self) -> int:
+    def ranked(self) -> list[int]:
+        """The actions worth considering, best first: one for a sub-decision or the Summit, else
+        every option the value model weighs, cheapest first."""
         pending = self.view["pending"]
         by_kind: dict[int, list[int]] = {}
         for a in self.legal:
@@ -246,15 +292,15 @@ class _HeuristicTurn:
         if pending is not None:
             if actions.PAY in by_kind:
                 payable = [actions.DECODE[a][1] for a in by_kind[actions.PAY]]
-                return actions.FIRST[actions.PAY] + self.give_up(payable, 1, self.slots)[0]
+                return [actions.FIRST[actions.PAY] + self.give_up(payable, 1, self.slots)[0]]
             if actions.MOVE in by_kind:
                 card = cards.parse_card(pending["card"], self.view["config"]["goats"])
-                return min(by_kind[actions.MOVE], key=lambda a: (self.move_cost(card, actions.DECODE[a][2]), a))
+                return [min(by_kind[actions.MOVE], key=lambda a: (self.move_cost(card, actions.DECODE[a][2]), a))]
             steps = by_kind.get(actions.STEP, [])
-            return steps[0] if steps else by_kind[actions.STOP][0]
+            return [steps[0] if steps else by_kind[actions.STOP][0]]
         if actions.PLAY_SUMMIT in by_kind:
-            return by_kind[actions.PLAY_SUMMIT][0]
-        return min(self.options(by_kind))[1]
+            return by_kind[actions.PLAY_SUMMIT]
+        return [a for _, a in sorted(self.options(by_kind))]
 
     def move_cost(self, card: int, p: int) -> int:
         return mrules.move_penalty(self.mountain, card, p, self.view["config"]["campfire_move_pays"])
@@ -356,7 +402,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     if spec == "random":
         return RandomBot(seed)
     if spec == "heuristic":
-        return HeuristicBot()
+        return HeuristicBot(seed=seed)
     if spec.startswith("policy:") and len(spec) > len("policy:"):
         return PolicyBot.load(spec[len("policy:") :], seed=seed)
     raise ValueError(f"unknown bot {spec!r}: use 'random', 'heuristic' or 'policy:PATH'")

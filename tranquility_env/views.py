@@ -7,9 +7,12 @@ the observation vector; the terminal renderer draws it.
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from tranquility_env import cards
 from tranquility_env.game import Game
 
 
@@ -51,3 +54,38 @@ class LazySeatView(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._data())
+
+
+def unseen_cards(view: Mapping[str, Any]) -> Counter[int]:
+    """The cards (kind ids) the seat of ``view`` cannot see: the game's deck less the mountain, its
+    hand, its own discards, the removed cards and a card waiting to be moved. Other seats' hands
+    and discard piles and every deck are drawn from these."""
+    config, goats = view["config"], view["config"]["goats"]
+    me = view["players"][view["seat"]]
+    pool = cards.game_deck(config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"], goats)
+    seen = [*view["mountain"].values(), *me["hand"], *me["discard"], *view["removed"]]
+    if view["pending"] and view["pending"].get("kind") == "move":
+        seen.append(view["pending"]["card"])
+    pool.subtract(cards.parse_card(name, goats) for name in seen)
+    return +pool
+
+
+def sample_game(view: Mapping[str, Any], rng: random.Random) -> Game:
+    """A whole game that agrees with everything the seat of ``view`` sees: the unseen cards dealt
+    at random to the other seats' hands and discard piles and to every deck, at their public
+    sizes (a determinization, for bots that search)."""
+    pool = [k for k, n in sorted(unseen_cards(view).items()) for _ in range(n)]
+    rng.shuffle(pool)
+    players = []
+    for s, p in enumerate(view["players"]):
+        mine = s == view["seat"]
+        hand = [] if mine else sorted(pool.pop() for _ in range(p["hand_size"]))  # hands are kept sorted (N1)
+        discard = [] if mine else [pool.pop() for _ in range(p["discard_size"])]
+        deck = [pool.pop() for _ in range(p["deck_size"])]
+        players.append({
+            "hand": p["hand"] if mine else [cards.NAME[k] for k in hand],
+            "deck": [cards.NAME[k] for k in deck],
+            "discard": p["discard"] if mine else [cards.NAME[k] for k in discard],
+        })  # fmt: skip
+    data = {key: value for key, value in view.items() if key not in ("players", "seat", "legal_moves")}
+    return Game.from_dict(data | {"players": players})
