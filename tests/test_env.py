@@ -4,6 +4,7 @@ observability, masks, rewards, options and errors."""
 from __future__ import annotations
 
 import pickle
+import random
 import re
 
 import numpy as np
@@ -13,6 +14,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from tranquility_env import Game, actions, encoding, env, raw_env
 from tranquility_env import aec as aec_module
+from tranquility_env.views import sample_game, seat_view
 
 from positions import row, state
 
@@ -82,6 +84,22 @@ def test_observation_hides_other_hands_discards_and_every_deck() -> None:
     assert a.to_dict() != b.to_dict()
     assert encoding.observation(a, 0).tobytes() == encoding.observation(b, 0).tobytes()
     assert encoding.state(a).tobytes() != encoding.state(b).tobytes()
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_sampled_game_agrees_with_everything_the_seat_sees(config: dict) -> None:
+    rng = random.Random(0)
+    game = Game.new(config, 11)
+    while not game.is_over:
+        seat = game.current
+        view, seen = seat_view(game, seat), encoding.observation(game, seat).tobytes()
+        worlds = [sample_game(view, random.Random(i)) for i in range(3)]  # from_dict checks every count
+        for world in worlds:
+            assert seat_view(world, seat) == view and encoding.observation(world, seat).tobytes() == seen
+        hidden = {repr((w.decks, [h for s, h in enumerate(w.hands) if s != seat])) for w in worlds}
+        unseen = sum(map(len, game.decks)) + sum(len(h) for s, h in enumerate(game.hands) if s != seat)
+        assert len(hidden) > 1 or unseen < 5  # the unseen cards are dealt anew
+        game.apply_action(rng.choice(game.legal_actions()))
 
 
 def test_observation_is_seat_relative() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 
@@ -10,15 +11,16 @@ import numpy as np
 import pytest
 
 from tranquility_env import Config, Game, actions
-from tranquility_env.arena import play_until
+from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, make_bot
 from tranquility_env.checkpoint import CheckpointError, save
+from tranquility_env.views import sample_game, seat_view
 
 
 @pytest.mark.parametrize("config", [{"players": 1}, {"players": 4}, {"players": 3, "goats": True, "panoramas": 2,
                                                                       "green_path": True}])  # fmt: skip
 def test_heuristic_bot_plays_legal_moves_to_the_end(config: dict) -> None:
-    for seed in range(15):
+    for seed in range(8):
         game = Game.new(config, seed)
         play_until(game, [HeuristicBot() for _ in range(game.config.players)])  # apply_action checks legality
         assert game.status in ("won", "lost")
@@ -33,7 +35,28 @@ def test_heuristic_bot_is_far_better_than_random() -> None:
             total += game.cards_on_mountain()
         return total / 60
 
-    assert mean_cards(HeuristicBot) > 35 > 15 > mean_cards(RandomBot)
+    assert mean_cards(lambda: HeuristicBot(rollouts=0)) > 35 > 15 > mean_cards(RandomBot)
+
+
+def end_game(players: int, seed: int) -> Game:
+    """A position from which HeuristicBot searches: 38+ cards on the mountain, a free choice."""
+    while True:
+        game, plain = Game.new({"players": players}, seed), HeuristicBot(rollouts=0)
+        while game.status == "ongoing" and not (game.cards_on_mountain() >= 38 and game.pending == 0):
+            game.apply_action(bot_action(game, plain))
+        if game.status == "ongoing" and len(game.legal_actions()) > 2:
+            return game
+        seed += 1
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_heuristic_search_sees_only_what_its_seat_may_know(players: int) -> None:
+    game = end_game(players, 40)
+    seat = game.current
+    other = sample_game(seat_view(game, seat), random.Random(1))  # the same view, other hidden cards
+    assert other.hands[seat] == game.hands[seat] and other.decks != game.decks
+    chosen = [bot_action(g, HeuristicBot(seed=5)) for g in (game, other, game)]
+    assert chosen[0] == chosen[1] == chosen[2] and chosen[0] in game.legal_actions()
 
 
 def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:
@@ -151,6 +174,16 @@ def test_config_files_are_valid() -> None:
     for path in sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml")):
         kind = MappoConfig if "mappo" in path.name else RllibConfig if "rllib" in path.name else TrainConfig
         load_config(kind, str(path), [])
+
+
+def test_evaluation_does_not_depend_on_the_number_of_workers() -> None:
+    from training.evaluate import evaluate
+
+    config = Config(players=2)
+    one, two = (evaluate("heuristic,random", config, 4, seed=9, workers=w) for w in (1, 2))
+    assert one == two and one.games == 4
+    with pytest.raises(ValueError, match="names 3 seats"):
+        evaluate("random,random,random", config, 4, workers=2)
 
 
 def test_wilson_interval() -> None:

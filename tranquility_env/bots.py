@@ -46,9 +46,9 @@ class HeuristicBot:
 
         worth of the cards it spends x scarcity
         + ``lookahead`` x (future cost of the hand it leaves + ``draw_cost`` x cards drawn x E)
-        - ``progress`` (a card placed on the mountain)
+        - ``progress`` (a card placed on the mountain) - ``open_bonus`` x (open slots gained)
 
-    and the cheapest move is made. The terms:
+    and, until ``search_from`` cards stand on the mountain, the cheapest move is made. The terms:
 
     - **Worth** of a card: what giving it up loses. A dead card (every row it may stand in is
       full) and a spare Summit are worth nothing, so paying or discarding them is free; an
@@ -58,9 +58,12 @@ class HeuristicBot:
       values its cards higher (``scarcity``), so the richer seats pay for the dear plays; and
       every card paid beyond two costs ``steep`` more, since a dear play drains one seat.
     - **Future cost** of a hand: each card's cheapest penalty on the slots open after the move
-      (``no_fit`` if none fits), so plays that keep twins playable or open a new row (its first
-      card is free) are preferred. **E** is the expected cheapest penalty of a card this seat has
-      not seen (the game's deck less the mountain, its hand, its discards and removed cards).
+      (``no_fit`` if none fits), cheapest first and weighted ``hand_decay`` ** i (one card is
+      played a turn), so plays that keep twins playable or open a new row (its first card is
+      free) are preferred. **E** is the expected cheapest penalty of a card this seat has not
+      seen (``views.unseen_cards``).
+    - **Open slots**: a play that leaves more rows open (rows growing evenly, each resting on a
+      longer row below) earns ``open_bonus`` a slot; more open slots, more cheap plays later.
     - **Summit** whenever legal. A seat may give up one Summit early; from ``summit_from`` cards
       on the mountain (or after giving one up) it keeps one.
     - **Bridges** are played while fewer than ``late_game`` slots are filled, at a debt of
@@ -69,9 +72,15 @@ class HeuristicBot:
     - **Discards** only while the seat has cards to spare beyond its share of the plays still
       needed (``spare_margin``); **campfire moves** go where they pay least; **rope** (solo) is a
       fresh hand; **herds** (goats) move up one step at a time.
+    - **End-game search**: from ``search_from`` cards on, the last slots open one at a time and
+      one wrong card loses the game, so the value model's ``candidates`` best moves are each
+      played out to the end on ``rollouts`` deals of the unseen cards (``views.sample_game``:
+      what the seat cannot see is dealt at random, so the search never peeks), every seat then
+      playing the value model, and the move with the best total (cards on the mountain, plus 10
+      a win) is made. ``rollouts=0`` turns the search off (the value model alone, ~100x faster).
 
-    The weights were tuned by grid search on 3-player games (deals apart from the evaluation
-    seeds); see the README for measured win rates.
+    The weights were tuned on 3-player games (deals apart from the evaluation seeds); an earlier
+    search (from 32 cards, or over payments too) measured no better. See the README for win rates.
     """
 
     def __init__(self, lookahead: float = 0.1, progress: float = 1.5, draw_cost: float = 0.5,
