@@ -121,8 +121,9 @@ def test_a_tampered_tensor_with_a_matching_hash_but_wrong_shape_is_refused(tmp_p
         PolicyBot.load(str(folder))
 
 
-def test_bad_bot_names() -> None:
-    for name in ("clever", "policy:", "Heuristic"):
+def test_bot_names() -> None:
+    assert make_bot("heuristic").rollouts > 0 and make_bot("heuristic-no-search").rollouts == 0
+    for name in ("clever", "policy:", "Heuristic", "heuristic-"):
         with pytest.raises(ValueError, match="unknown bot"):
             make_bot(name)
 

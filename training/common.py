@@ -27,7 +27,7 @@ class RunConfig:
     green_path: bool = False
     panoramas: int = 0
     goats: bool = False
-    teammates: dict[int, str] = field(default_factory=dict)  # seat -> "heuristic" | "random" | "policy:PATH"
+    teammates: dict[int, str] = field(default_factory=dict)  # seat -> a bot name (bots.make_bot)
     reward_shaping: float = 1.0  # see TeamEnv: a full mountain is worth this much on top of a win
     hidden: list[int] = field(default_factory=lambda: [128, 64])  # the actor; small: shipped bots stay a few MB
     learning_rate: float = 3e-4
