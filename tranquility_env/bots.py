@@ -72,8 +72,9 @@ class HeuristicBot:
     - **Discards** only while the seat has cards to spare beyond its share of the plays still
       needed (``spare_margin``); **campfire moves** go where they pay least; **rope** (solo) is a
       fresh hand; **herds** (goats) move up one step at a time.
-    - **End-game search**: from ``search_from`` cards on, the last slots open one at a time and
-      one wrong card loses the game, so the value model's ``candidates`` best moves are each
+    - **End-game search**: from ``search_from`` cards on (default 38, or 34 solo, where only
+      the deck's order is hidden), the last slots open one at a time and one wrong card loses
+      the game, so the value model's ``candidates`` best moves are each
       played out to the end on ``rollouts`` deals of the unseen cards (``views.sample_game``:
       what the seat cannot see is dealt at random, so the search never peeks), every seat then
       playing the value model, and the move with the best total (cards on the mountain, plus 10
@@ -87,7 +88,7 @@ class HeuristicBot:
                  no_fit: float = 4.0, bridge_debt: float = 0.8, spare_margin: int = 2,
                  late_game: int = 34, fit_discount: float = 0.05, summit_from: int = 34,
                  scarcity: float = 2.0, steep: float = 1.0, open_bonus: float = 0.25,
-                 hand_decay: float = 0.5, search_from: int = 38, candidates: int = 6,
+                 hand_decay: float = 0.5, search_from: int | None = None, candidates: int = 6,
                  rollouts: int = 24, seed: int | None = None) -> None:  # fmt: skip
         self.scarcity = scarcity
         self.steep = steep
@@ -115,7 +116,9 @@ class HeuristicBot:
             return legal[0]
         turn = _HeuristicTurn(view, legal, self)
         ranked = turn.ranked()
-        if self.rollouts and len(ranked) > 1 and turn.filled >= self.search_from:
+        solo = len(view["players"]) == 1
+        start = self.search_from if self.search_from is not None else 34 if solo else 38
+        if self.rollouts and len(ranked) > 1 and turn.filled >= start:
             return self.search(view, ranked[: self.candidates])
         return ranked[0]
 
