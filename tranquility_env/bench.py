@@ -1,4 +1,4 @@
-"""Speed benchmark: ``python -m tranquility_env.bench [--env]``.
+"""Speed benchmark: ``python -m tranquility_env.bench [--env | --heuristic]``.
 
 Engine (default): random legal games through the engine's integer path (``legal_actions`` /
 ``apply_action``) on one core; decisions per second and games per second, the median of several
@@ -10,6 +10,9 @@ every decision) and prints our 3-player figure as a ratio to it.
 ``last()`` / ``step()`` loop, observation and mask built at every step). With the ``bench`` extra
 it times PettingZoo's ``hanabi_v5`` (2 players) and ``connect_four_v3`` the same way in the same
 run and prints our 3-player steps/s as a ratio to each.
+
+``--heuristic``: seconds per 3-player game of a ``HeuristicBot`` team, with its end-game search
+and without (``rollouts=0``), the median over the games (``--games``, default 40), and the ratio.
 """
 
 from __future__ import annotations
@@ -105,14 +108,20 @@ def median_rates(timer: Callable[[int, int, int], tuple[int, int, float]], playe
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=400, help="games per run (default 400)")
+    parser.add_argument("--games", type=int, help="games per run (default 400; 40 with --heuristic)")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure; the median is printed (default 5)")
     parser.add_argument("--env", action="store_true", help="time the PettingZoo AEC loop instead of the engine")
+    parser.add_argument("--heuristic", action="store_true", help="time HeuristicBot games with and without search")
     args = parser.parse_args(argv)
+    if args.games is None:
+        args.games = 40 if args.heuristic else 400
     if args.games < 1 or args.runs < 1:
         parser.error("--games and --runs must be at least 1")
     if args.env:
         bench_env(args.games, args.runs)
+        return
+    if args.heuristic:
+        bench_heuristic(args.games)
         return
 
     print(f"Engine, random legal games, integer path; median of {args.runs} runs of {args.games} games")
@@ -144,6 +153,24 @@ def bench_env(games: int, runs: int) -> None:
     for peer in ("hanabi_v5 (2 players)", "connect_four_v3"):
         if peer in rates:
             print(f"ratio, tranquility 3 players to {peer}: {ours / rates[peer]:.2f}")
+
+
+def bench_heuristic(games: int) -> None:
+    from tranquility_env.arena import play_until
+    from tranquility_env.bots import HeuristicBot
+
+    print(f"HeuristicBot team, 3 players, one core; median seconds per game over {games} games")
+    medians = {}
+    for label, rollouts in (("value model alone (rollouts=0)", 0), ("with end-game search", 24)):
+        seconds = []
+        for i in range(games):
+            game = Game.new({"players": 3}, 1_000_000 + i)
+            start = time.perf_counter()
+            play_until(game, [HeuristicBot(rollouts=rollouts, seed=i) for _ in range(3)])
+            seconds.append(time.perf_counter() - start)
+        medians[rollouts] = statistics.median(seconds)
+        print(f"{label:<32} | {medians[rollouts]:.4f} s")
+    print(f"ratio, search to value model alone: {medians[24] / medians[0]:.1f}")
 
 
 if __name__ == "__main__":
