@@ -12,9 +12,9 @@ import pytest
 
 from tranquility_env import Config, Game, actions
 from tranquility_env.arena import bot_action, play_until
-from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, make_bot
+from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, _HeuristicTurn, make_bot
 from tranquility_env.checkpoint import CheckpointError, save
-from tranquility_env.views import sample_game, seat_view
+from tranquility_env.views import sample_game, seat_view, unseen_cards, unseen_in_game
 
 
 @pytest.mark.parametrize("config", [{"players": 1}, {"players": 4}, {"players": 3, "goats": True, "panoramas": 2,
@@ -57,6 +57,26 @@ def test_heuristic_search_sees_only_what_its_seat_may_know(players: int) -> None
     assert other.hands[seat] == game.hands[seat] and other.decks != game.decks
     chosen = [bot_action(g, HeuristicBot(seed=5)) for g in (game, other, game)]
     assert chosen[0] == chosen[1] == chosen[2] and chosen[0] in game.legal_actions()
+
+
+@pytest.mark.parametrize("config", [{"players": 1}, {"players": 4}, {"players": 3, "goats": True, "panoramas": 2,
+                                                                      "green_path": True}])  # fmt: skip
+def test_heuristic_rollouts_read_the_game_as_the_seat_view_would(config: dict) -> None:
+    """Rollouts build the bot's turn straight from the (sampled) game; it must equal the turn built
+    from that seat's view, or the search would judge moves by another strategy (or peek)."""
+    bot, checked = HeuristicBot(rollouts=0), 0
+    for seed in range(4):
+        game = Game.new(config, 300 + seed)
+        while game.status == "ongoing":
+            legal = game.legal_actions()
+            for seat in range(game.config.players):
+                assert unseen_in_game(game, seat) == unseen_cards(seat_view(game, seat))
+            direct = _HeuristicTurn.from_game(game, legal, bot)
+            viewed = _HeuristicTurn.from_view(seat_view(game, game.current), legal, bot)
+            assert direct.ranked() == viewed.ranked()
+            checked += len(legal) > 1
+            game.apply_action(direct.ranked()[0])
+    assert checked > 100
 
 
 def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:

@@ -8,6 +8,7 @@ the bot reads it). It returns an action id (``actions.py``).
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -16,7 +17,7 @@ import numpy as np
 from tranquility_env import actions, board, cards
 from tranquility_env import mountain as mrules
 from tranquility_env.game import ONGOING, WON, Game
-from tranquility_env.views import LazySeatView, sample_game, unseen_cards
+from tranquility_env.views import sample_game, unseen_cards, unseen_in_game
 
 
 @runtime_checkable
@@ -115,7 +116,7 @@ class HeuristicBot:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
-        turn = _HeuristicTurn(view, legal, self)
+        turn = _HeuristicTurn.from_view(view, legal, self)
         ranked = turn.ranked()
         start = self.search_from
         if start is None:
@@ -147,8 +148,7 @@ class HeuristicBot:
         """Finish ``game`` with every seat playing the value model alone (no search)."""
         while game.status == ONGOING:
             legal = game.legal_actions()
-            view = LazySeatView(game, game.current)
-            game.apply_action(legal[0] if len(legal) == 1 else _HeuristicTurn(view, legal, self).ranked()[0])
+            game.apply_action(legal[0] if len(legal) == 1 else _HeuristicTurn.from_game(game, legal, self).ranked()[0])
 
 
 _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
@@ -157,6 +157,7 @@ _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 _SEARCH_FROM, _SEARCH_FROM_SOLO = 38, 34
 
 
+_SUB_DECISIONS = {actions.PAY, actions.MOVE, actions.STEP, actions.STOP}
 _NUMBERS = np.array(cards.NUMBER[: cards.N_ASCENT])
 _COLOURS = np.array(cards.COLOUR[: cards.N_ASCENT])
 
@@ -164,27 +165,50 @@ _COLOURS = np.array(cards.COLOUR[: cards.N_ASCENT])
 class _HeuristicTurn:
     """One decision of HeuristicBot, on the parsed view."""
 
-    def __init__(self, view: Mapping[str, Any], legal: list[int], bot: HeuristicBot) -> None:
-        goats = view["config"]["goats"]
-        self.bot, self.legal, self.view = bot, legal, view
-        self.mountain = [mrules.EMPTY] * board.N_POS
-        for pos, name in view["mountain"].items():
-            self.mountain[board.parse_pos(pos)] = cards.parse_card(name, goats)
-        me = view["players"][view["seat"]]
-        self.hand = [cards.parse_card(name, goats) for name in me["hand"]]
+    def __init__(self, bot: HeuristicBot, legal: list[int], mountain: list[int], hand: list[int],
+                 summits_given_up: int, holdings: list[int], seat: int, moving_card: int,
+                 move_pays: bool, unseen: Counter[int]) -> None:  # fmt: skip
+        """What the seat knows, as kind ids: ``holdings`` are each seat's hand and deck sizes
+        (public), ``moving_card`` the card a campfire displaced (``EMPTY`` if none), ``unseen``
+        the cards this seat has not seen (``views.unseen_cards``)."""
+        self.bot, self.legal, self.mountain, self.hand = bot, legal, mountain, hand
+        self.holdings, self.seat, self.moving_card, self.move_pays = holdings, seat, moving_card, move_pays
         self.slots = self.open_slot_info(self.mountain)
         self.row_len = mrules.row_lengths(self.mountain)
-        self.filled = sum(1 for k in self.mountain[: board.N_SLOTS] if k != mrules.EMPTY)
-        self.summits_given_up = me["discard"].count("SUMMIT")
+        self.filled = board.N_SLOTS - self.mountain[: board.N_SLOTS].count(mrules.EMPTY)
+        full = [self.row_len[r] >= board.ROW_SLOTS[r] for r in range(1, board.ROWS + 1)]
+        self.full_rows = full.index(False) if False in full else board.ROWS  # rows 1 .. this are full
+        self.summits_given_up = summits_given_up
         # Cards are dearer to a seat that holds fewer than its teammates (sizes are public): the
         # team loses when any seat runs dry, so the richer seats should pay for the dear plays.
-        mine = me["hand_size"] + me["deck_size"]
-        others = [p["hand_size"] + p["deck_size"] for i, p in enumerate(view["players"]) if i != view["seat"]]
-        gap = (sum(others) / len(others) - mine) / max(1.0, sum(others) / len(others)) if others else 0.0
+        others = [n for i, n in enumerate(holdings) if i != seat]
+        mean = sum(others) / len(others) if others else 0.0
+        gap = (mean - holdings[seat]) / max(1.0, mean) if others else 0.0
         self.scarcity = min(3.0, max(0.5, 1.0 + bot.scarcity * gap))
         # The Ascent cards this seat has not seen: teammates' hands and every deck are drawn from them.
-        pool = unseen_cards(view)
-        self.unseen = np.array([pool[k] for k in range(cards.N_ASCENT)], dtype=np.float64)
+        self.unseen = np.array([unseen[k] for k in range(cards.N_ASCENT)], dtype=np.float64)
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any], legal: list[int], bot: HeuristicBot) -> _HeuristicTurn:
+        goats = view["config"]["goats"]
+        mountain = [mrules.EMPTY] * board.N_POS
+        for pos, name in view["mountain"].items():
+            mountain[board.parse_pos(pos)] = cards.parse_card(name, goats)
+        me = view["players"][view["seat"]]
+        pending = view["pending"]
+        moving = cards.parse_card(pending["card"], goats) if pending and pending["kind"] == "move" else mrules.EMPTY
+        return cls(bot, legal, mountain, [cards.parse_card(name, goats) for name in me["hand"]],
+                   me["discard"].count("SUMMIT"), [p["hand_size"] + p["deck_size"] for p in view["players"]],
+                   view["seat"], moving, view["config"]["campfire_move_pays"], unseen_cards(view))  # fmt: skip
+
+    @classmethod
+    def from_game(cls, game: Game, legal: list[int], bot: HeuristicBot) -> _HeuristicTurn:
+        """The same as ``from_view(seat_view(game, game.current), ...)``, read straight from the
+        game (``views.unseen_in_game``): rollouts decide thousands of times a move."""
+        seat = game.current
+        return cls(bot, legal, game.mountain, game.hands[seat], game.discards[seat].count(cards.SUMMIT),
+                   [len(h) + len(d) for h, d in zip(game.hands, game.decks, strict=True)], seat,
+                   game.moving_card, game.config.campfire_move_pays, unseen_in_game(game, seat))  # fmt: skip
 
     # --- the value model
     @staticmethod
@@ -235,8 +259,7 @@ class _HeuristicTurn:
 
     def dead(self, kind: int) -> bool:
         """An Ascent card every row of which (rows 1 .. its number) is full."""
-        n = cards.NUMBER[kind]
-        return all(self.row_len[r] >= board.ROW_SLOTS[r] for r in range(1, min(n, board.ROWS) + 1))
+        return min(cards.NUMBER[kind], board.ROWS) <= self.full_rows
 
     def keep_summit(self) -> bool:
         """Hold a Summit once the mountain is well under way, or once this seat gave one up."""
@@ -302,16 +325,15 @@ class _HeuristicTurn:
     def ranked(self) -> list[int]:
         """The actions worth considering, best first: one for a sub-decision or the Summit, else
         every option the value model weighs, cheapest first."""
-        pending = self.view["pending"]
         by_kind: dict[int, list[int]] = {}
         for a in self.legal:
             by_kind.setdefault(actions.DECODE[a][0], []).append(a)
-        if pending is not None:
+        if by_kind.keys() & _SUB_DECISIONS:  # a pending payment, campfire move or herd
             if actions.PAY in by_kind:
                 payable = [actions.DECODE[a][1] for a in by_kind[actions.PAY]]
                 return [actions.FIRST[actions.PAY] + self.give_up(payable, 1, self.slots)[0]]
             if actions.MOVE in by_kind:
-                card = cards.parse_card(pending["card"], self.view["config"]["goats"])
+                card = self.moving_card
                 return [min(by_kind[actions.MOVE], key=lambda a: (self.move_cost(card, actions.DECODE[a][2]), a))]
             steps = by_kind.get(actions.STEP, [])
             return [steps[0] if steps else by_kind[actions.STOP][0]]
@@ -320,7 +342,7 @@ class _HeuristicTurn:
         return [a for _, a in sorted(self.options(by_kind))]
 
     def move_cost(self, card: int, p: int) -> int:
-        return mrules.move_penalty(self.mountain, card, p, self.view["config"]["campfire_move_pays"])
+        return mrules.move_penalty(self.mountain, card, p, self.move_pays)
 
     def options(self, by_kind: dict[int, list[int]]) -> list[tuple[float, int]]:
         bot = self.bot
@@ -355,10 +377,9 @@ class _HeuristicTurn:
 
     def spare(self) -> int:
         """This seat's cards (hand and deck) beyond its share of the plays the mountain still needs."""
-        me = self.view["players"][self.view["seat"]]
         needed = board.N_SLOTS - mrules.cards_on_mountain(self.mountain) + 1  # the Summit too
-        share = -(-needed // len(self.view["players"]))  # ceil
-        return me["hand_size"] + me["deck_size"] - share
+        share = -(-needed // len(self.holdings))  # ceil
+        return self.holdings[self.seat] - share
 
 
 class PolicyBot:

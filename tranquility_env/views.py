@@ -14,6 +14,7 @@ from typing import Any
 
 from tranquility_env import cards
 from tranquility_env.game import Game
+from tranquility_env.mountain import EMPTY
 
 
 def seat_view(game: Game, seat: int) -> dict[str, Any]:
@@ -62,11 +63,26 @@ def unseen_cards(view: Mapping[str, Any]) -> Counter[int]:
     and discard piles and every deck are drawn from these."""
     config, goats = view["config"], view["config"]["goats"]
     me = view["players"][view["seat"]]
-    pool = cards.game_deck(config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"], goats)
     seen = [*view["mountain"].values(), *me["hand"], *me["discard"], *view["removed"]]
     if view["pending"] and view["pending"].get("kind") == "move":
         seen.append(view["pending"]["card"])
-    pool.subtract(cards.parse_card(name, goats) for name in seen)
+    deck = (config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"], goats)
+    return _unseen(deck, [cards.parse_card(name, goats) for name in seen])
+
+
+def unseen_in_game(game: Game, seat: int) -> Counter[int]:
+    """``unseen_cards(seat_view(game, seat))`` read straight from the game, for bots that search
+    (they decide in many sampled games, where building views would cost more than deciding)."""
+    c = game.config
+    seen = [k for k in game.mountain if k != EMPTY] + game.hands[seat] + game.discards[seat] + game.removed
+    if game.moving_card != EMPTY:
+        seen.append(game.moving_card)
+    return _unseen((c.players, c.bridges, c.campfires_per_colour, c.ropes, c.goats), seen)
+
+
+def _unseen(deck: tuple[int, int, int, int, bool], seen: list[int]) -> Counter[int]:
+    pool = cards.game_deck(*deck)
+    pool.subtract(seen)
     return +pool
 
 
