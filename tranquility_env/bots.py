@@ -7,6 +7,7 @@ the bot reads it). It returns an action id (``actions.py``).
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Mapping
@@ -162,19 +163,35 @@ _NUMBERS = np.array(cards.NUMBER[: cards.N_ASCENT])
 _COLOURS = np.array(cards.COLOUR[: cards.N_ASCENT])
 
 
+def _counts(counter: Counter[int]) -> np.ndarray:
+    """A multiset of kind ids as counts per kind id."""
+    return np.array([counter[k] for k in range(cards.N_KINDS)], dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=4096)
+def _slot_costs(slot: tuple[int, int, int], no_fit: float) -> np.ndarray:
+    """The penalty of every Ascent kind on an open slot (row, left colour, reference); ``no_fit``
+    where it may not stand. Cached: a game has few distinct slots, and rollouts ask millions of times."""
+    r, left_colour, ref = slot
+    fits = np.greater_equal(_NUMBERS, r) & np.not_equal(_COLOURS, left_colour)
+    costs = np.where(fits, np.abs(_NUMBERS - ref) if ref else 0, no_fit).astype(np.float64)
+    costs.flags.writeable = False  # shared by every caller
+    return costs
+
+
 class _HeuristicTurn:
     """One decision of HeuristicBot, on the parsed view."""
 
     def __init__(self, bot: HeuristicBot, legal: list[int], mountain: list[int], hand: list[int],
                  summits_given_up: int, holdings: list[int], seat: int, moving_card: int,
-                 move_pays: bool, unseen: Counter[int]) -> None:  # fmt: skip
+                 move_pays: bool, unseen: np.ndarray) -> None:  # fmt: skip
         """What the seat knows, as kind ids: ``holdings`` are each seat's hand and deck sizes
         (public), ``moving_card`` the card a campfire displaced (``EMPTY`` if none), ``unseen``
-        the cards this seat has not seen (``views.unseen_cards``)."""
+        the counts per kind of the cards this seat has not seen (``views.unseen_cards``)."""
         self.bot, self.legal, self.mountain, self.hand = bot, legal, mountain, hand
         self.holdings, self.seat, self.moving_card, self.move_pays = holdings, seat, moving_card, move_pays
-        self.slots = self.open_slot_info(self.mountain)
         self.row_len = mrules.row_lengths(self.mountain)
+        self.slots = self.open_slot_info(self.mountain, self.row_len)
         self.filled = board.N_SLOTS - self.mountain[: board.N_SLOTS].count(mrules.EMPTY)
         full = [self.row_len[r] >= board.ROW_SLOTS[r] for r in range(1, board.ROWS + 1)]
         self.full_rows = full.index(False) if False in full else board.ROWS  # rows 1 .. this are full
@@ -186,7 +203,8 @@ class _HeuristicTurn:
         gap = (mean - holdings[seat]) / max(1.0, mean) if others else 0.0
         self.scarcity = min(3.0, max(0.5, 1.0 + bot.scarcity * gap))
         # The Ascent cards this seat has not seen: teammates' hands and every deck are drawn from them.
-        self.unseen = np.array([unseen[k] for k in range(cards.N_ASCENT)], dtype=np.float64)
+        self.unseen = unseen[: cards.N_ASCENT].astype(np.float64)
+        self.unseen_total = self.unseen.sum()
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any], legal: list[int], bot: HeuristicBot) -> _HeuristicTurn:
@@ -199,7 +217,7 @@ class _HeuristicTurn:
         moving = cards.parse_card(pending["card"], goats) if pending and pending["kind"] == "move" else mrules.EMPTY
         return cls(bot, legal, mountain, [cards.parse_card(name, goats) for name in me["hand"]],
                    me["discard"].count("SUMMIT"), [p["hand_size"] + p["deck_size"] for p in view["players"]],
-                   view["seat"], moving, view["config"]["campfire_move_pays"], unseen_cards(view))  # fmt: skip
+                   view["seat"], moving, view["config"]["campfire_move_pays"], _counts(unseen_cards(view)))  # fmt: skip
 
     @classmethod
     def from_game(cls, game: Game, legal: list[int], bot: HeuristicBot) -> _HeuristicTurn:
@@ -212,13 +230,20 @@ class _HeuristicTurn:
 
     # --- the value model
     @staticmethod
-    def open_slot_info(mountain: list[int]) -> list[tuple[int, int, int]]:
+    def open_slot_info(mountain: list[int], row_len: list[int]) -> list[tuple[int, int, int]]:
         """(row, left colour, reference) of each open slot."""
         out = []
-        for r, p in mrules.open_slots(mrules.row_lengths(mountain)):
+        for r, p in mrules.open_slots(row_len):
             left = mountain[p - 1] if board.POS_COL[p] > 1 else mrules.EMPTY
             out.append((r, cards.COLOUR[left] if left != mrules.EMPTY else -1, mrules.left_reference(mountain, p)))
         return out
+
+    def slots_after(self, card: int, p: int) -> list[tuple[int, int, int]]:
+        """The open slots once ``card`` stands at ``p``."""
+        mountain, row_len = list(self.mountain), list(self.row_len)
+        row_len[board.POS_ROW[p]] += self.mountain[p] == mrules.EMPTY  # onto a bridge: the row keeps its length
+        mountain[p] = card
+        return self.open_slot_info(mountain, row_len)
 
     def card_cost(self, kind: int, slots: list[tuple[int, int, int]], row_len: list[int] | None = None) -> float:
         """How dear ``kind`` will be to play (or how little it matters, for specials)."""
@@ -240,15 +265,10 @@ class _HeuristicTurn:
     def unseen_cost(self, slots: list[tuple[int, int, int]]) -> float:
         """The expected cheapest penalty of an unseen Ascent card on ``slots``: what the next cards
         drawn, this seat's and its teammates', will cost."""
-        total = self.unseen.sum()
-        if not total:
+        if not self.unseen_total or not slots:
             return self.bot.no_fit
-        best = np.full(cards.N_ASCENT, self.bot.no_fit)
-        for r, left_colour, ref in slots:
-            fits = np.greater_equal(_NUMBERS, r) & np.not_equal(_COLOURS, left_colour)
-            cost = np.abs(_NUMBERS - ref) if ref else np.zeros(cards.N_ASCENT)
-            best = np.where(fits, np.minimum(best, cost), best)
-        return float(best @ self.unseen / total)
+        best = np.minimum.reduce([_slot_costs(slot, self.bot.no_fit) for slot in slots])
+        return float(best @ self.unseen / self.unseen_total)
 
     def hand_cost(self, hand: list[int], slots: list[tuple[int, int, int]]) -> float:
         """The hand's future cost: its cards' costs, cheapest first, weighted ``hand_decay`` ** i
@@ -312,9 +332,7 @@ class _HeuristicTurn:
         bot = self.bot
         penalty = mrules.play_penalty(self.mountain, card, p)
         onto_bridge = self.mountain[p] == cards.BRIDGE
-        mountain = list(self.mountain)
-        mountain[p] = card
-        slots = self.open_slot_info(mountain)
+        slots = self.slots_after(card, p)
         rest = list(self.hand)
         rest.remove(card)
         progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
@@ -356,11 +374,10 @@ class _HeuristicTurn:
             out.append((self.after(rest, cost, self.slots, 1 + cost) - bot.progress, a))
         if self.filled < bot.late_game:
             for a in by_kind.get(actions.PLAY_BRIDGE, []):
-                mountain = list(self.mountain)
-                mountain[actions.DECODE[a][2]] = cards.BRIDGE
                 rest = list(self.hand)
                 rest.remove(cards.BRIDGE)
-                out.append((bot.bridge_debt + self.after(rest, 0, self.open_slot_info(mountain), 1), a))
+                slots = self.slots_after(cards.BRIDGE, actions.DECODE[a][2])
+                out.append((bot.bridge_debt + self.after(rest, 0, slots, 1), a))
         if actions.ROPE in by_kind:
             fresh = (len(self.hand) - 1) * bot.draw_cost * self.unseen_cost(self.slots)
             out.append((bot.lookahead * fresh, by_kind[actions.ROPE][0]))

@@ -7,10 +7,13 @@ the observation vector; the terminal renderer draws it.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+import numpy as np
 
 from tranquility_env import cards
 from tranquility_env.game import Game
@@ -66,24 +69,31 @@ def unseen_cards(view: Mapping[str, Any]) -> Counter[int]:
     seen = [*view["mountain"].values(), *me["hand"], *me["discard"], *view["removed"]]
     if view["pending"] and view["pending"].get("kind") == "move":
         seen.append(view["pending"]["card"])
-    deck = (config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"], goats)
-    return _unseen(deck, [cards.parse_card(name, goats) for name in seen])
+    pool = cards.game_deck(config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"], goats)
+    pool.subtract(cards.parse_card(name, goats) for name in seen)
+    return +pool
 
 
-def unseen_in_game(game: Game, seat: int) -> Counter[int]:
-    """``unseen_cards(seat_view(game, seat))`` read straight from the game, for bots that search
-    (they decide in many sampled games, where building views would cost more than deciding)."""
+def unseen_in_game(game: Game, seat: int) -> np.ndarray:
+    """``unseen_cards(seat_view(game, seat))`` as counts per kind id, read straight from the game:
+    for bots that search, which decide in many sampled games, where building views would cost
+    more than deciding."""
     c = game.config
     seen = [k for k in game.mountain if k != EMPTY] + game.hands[seat] + game.discards[seat] + game.removed
     if game.moving_card != EMPTY:
         seen.append(game.moving_card)
-    return _unseen((c.players, c.bridges, c.campfires_per_colour, c.ropes, c.goats), seen)
+    return _deck_counts(c.players, c.bridges, c.campfires_per_colour, c.ropes, c.goats) - np.bincount(
+        seen, minlength=cards.N_KINDS
+    )
 
 
-def _unseen(deck: tuple[int, int, int, int, bool], seen: list[int]) -> Counter[int]:
-    pool = cards.game_deck(*deck)
-    pool.subtract(seen)
-    return +pool
+@functools.lru_cache(maxsize=64)
+def _deck_counts(*deck: Any) -> np.ndarray:
+    counts = np.zeros(cards.N_KINDS, dtype=np.int64)
+    for kind, n in cards.game_deck(*deck).items():
+        counts[kind] = n
+    counts.flags.writeable = False  # shared by every caller
+    return counts
 
 
 def sample_game(view: Mapping[str, Any], rng: random.Random) -> Game:
