@@ -182,7 +182,8 @@ def _slot_costs(slot: tuple[int, int, int], no_fit: float) -> np.ndarray:
 
 
 class _HeuristicTurn:
-    """One decision of HeuristicBot, on the parsed view."""
+    """One decision of HeuristicBot, on what its seat knows (from its view, or in a rollout
+    straight from the sampled game)."""
 
     def __init__(self, bot: HeuristicBot, legal: list[int], mountain: list[int], hand: list[int],
                  summits_given_up: int, holdings: list[int], seat: int, moving_card: int,
@@ -247,7 +248,7 @@ class _HeuristicTurn:
         mountain[p] = card
         return self.open_slot_info(mountain, row_len)
 
-    def card_cost(self, kind: int, slots: list[tuple[int, int, int]], row_len: list[int] | None = None) -> float:
+    def card_cost(self, kind: int, slots: list[tuple[int, int, int]]) -> float:
         """How dear ``kind`` will be to play (or how little it matters, for specials)."""
         if kind == cards.SUMMIT or kind == cards.ROPE:
             return 0.0
