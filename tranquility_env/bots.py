@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import random
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -18,7 +17,7 @@ import numpy as np
 from tranquility_env import actions, board, cards
 from tranquility_env import mountain as mrules
 from tranquility_env.game import ONGOING, WON, Game
-from tranquility_env.views import sample_game, unseen_cards, unseen_in_game
+from tranquility_env.views import sample_game, unseen_counts, unseen_in_game
 
 
 @runtime_checkable
@@ -63,7 +62,7 @@ class HeuristicBot:
       (``no_fit`` if none fits), cheapest first and weighted ``hand_decay`` ** i (one card is
       played a turn), so plays that keep twins playable or open a new row (its first card is
       free) are preferred. **E** is the expected cheapest penalty of a card this seat has not
-      seen (``views.unseen_cards``).
+      seen (``views.unseen_counts``).
     - **Open slots**: a play that leaves more rows open (rows growing evenly, each resting on a
       longer row below) earns ``open_bonus`` a slot; more open slots, more cheap plays later.
     - **Summit** whenever legal. A seat may give up one Summit early; from ``summit_from`` cards
@@ -165,11 +164,6 @@ _NUMBERS = np.array(cards.NUMBER[: cards.N_ASCENT])
 _COLOURS = np.array(cards.COLOUR[: cards.N_ASCENT])
 
 
-def _counts(counter: Counter[int]) -> np.ndarray:
-    """A multiset of kind ids as counts per kind id."""
-    return np.array([counter[k] for k in range(cards.N_KINDS)], dtype=np.int64)
-
-
 @functools.lru_cache(maxsize=4096)
 def _slot_costs(slot: tuple[int, int, int], no_fit: float) -> np.ndarray:
     """The penalty of every Ascent kind on an open slot (row, left colour, reference); ``no_fit``
@@ -190,7 +184,7 @@ class _HeuristicTurn:
                  move_pays: bool, unseen: np.ndarray) -> None:  # fmt: skip
         """What the seat knows, as kind ids: ``holdings`` are each seat's hand and deck sizes
         (public), ``moving_card`` the card a campfire displaced (``EMPTY`` if none), ``unseen``
-        the counts per kind of the cards this seat has not seen (``views.unseen_cards``)."""
+        the counts per kind of the cards this seat has not seen (``views.unseen_counts``)."""
         self.bot, self.legal, self.mountain, self.hand = bot, legal, mountain, hand
         self.holdings, self.seat, self.moving_card, self.move_pays = holdings, seat, moving_card, move_pays
         self.row_len = mrules.row_lengths(self.mountain)
@@ -218,9 +212,10 @@ class _HeuristicTurn:
         me = view["players"][view["seat"]]
         pending = view["pending"]
         moving = cards.parse_card(pending["card"], goats) if pending and pending["kind"] == "move" else mrules.EMPTY
-        return cls(bot, legal, mountain, [cards.parse_card(name, goats) for name in me["hand"]],
-                   me["discard"].count("SUMMIT"), [p["hand_size"] + p["deck_size"] for p in view["players"]],
-                   view["seat"], moving, view["config"]["campfire_move_pays"], _counts(unseen_cards(view)))  # fmt: skip
+        hand = [cards.parse_card(name, goats) for name in me["hand"]]
+        holdings = [p["hand_size"] + p["deck_size"] for p in view["players"]]
+        return cls(bot, legal, mountain, hand, me["discard"].count("SUMMIT"), holdings, view["seat"], moving,
+                   view["config"]["campfire_move_pays"], unseen_counts(view))  # fmt: skip
 
     @classmethod
     def from_game(cls, game: Game, legal: list[int], bot: HeuristicBot) -> _HeuristicTurn:

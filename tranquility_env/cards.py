@@ -21,7 +21,6 @@ holds two copies of each.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 
 from tranquility_env.tables import GOAT_COPIES
 
@@ -86,12 +85,6 @@ def card_name(kind: int) -> str:
 
 def game_deck(players: int, bridges: int, campfires_per_colour: int, ropes: int, goats: bool) -> Counter[int]:
     """How many of each kind a game holds in all (S1-S4, U5)."""
-    return Counter(_game_deck(players, bridges, campfires_per_colour, ropes, goats))
-
-
-@lru_cache(maxsize=64)
-def _game_deck(players: int, bridges: int, campfires_per_colour: int, ropes: int, goats: bool) -> dict[int, int]:
-    # Cached: bots that search ask for the deck at every decision of every rollout.
     deck: Counter[int] = Counter()
     first = 2 if players == 1 else 1  # U5: solo leaves the six 1s in the box
     for c in range(3):
@@ -103,4 +96,4 @@ def _game_deck(players: int, bridges: int, campfires_per_colour: int, ropes: int
         deck[camp] += campfires_per_colour
     deck[SUMMIT] += 5
     deck[ROPE] += ropes
-    return dict(+deck)
+    return +deck

@@ -64,31 +64,35 @@ def unseen_cards(view: Mapping[str, Any]) -> Counter[int]:
     """The cards (kind ids) the seat of ``view`` cannot see: the game's deck less the mountain, its
     hand, its own discards, the removed cards and a card waiting to be moved. Other seats' hands
     and discard piles and every deck are drawn from these."""
+    return Counter({kind: int(n) for kind, n in enumerate(unseen_counts(view)) if n})
+
+
+def unseen_counts(view: Mapping[str, Any]) -> np.ndarray:
+    """``unseen_cards(view)`` as counts per kind id."""
     config, goats = view["config"], view["config"]["goats"]
     me = view["players"][view["seat"]]
     seen = [*view["mountain"].values(), *me["hand"], *me["discard"], *view["removed"]]
     if view["pending"] and view["pending"].get("kind") == "move":
         seen.append(view["pending"]["card"])
-    pool = cards.game_deck(config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"], goats)
-    pool.subtract(cards.parse_card(name, goats) for name in seen)
-    return +pool
+    deck = (config["players"], config["bridges"], config["campfires_per_colour"], config["ropes"], goats)
+    return _deck_counts(*deck) - np.bincount([cards.parse_card(name, goats) for name in seen], minlength=cards.N_KINDS)
 
 
 def unseen_in_game(game: Game, seat: int) -> np.ndarray:
-    """``unseen_cards(seat_view(game, seat))`` as counts per kind id, read straight from the game:
-    for bots that search, which decide in many sampled games, where building views would cost
-    more than deciding."""
+    """``unseen_counts(seat_view(game, seat))``, read straight from the game: for bots that
+    search, which decide in many sampled games, where building views would cost more than
+    deciding."""
     c = game.config
     seen = [k for k in game.mountain if k != EMPTY] + game.hands[seat] + game.discards[seat] + game.removed
     if game.moving_card != EMPTY:
         seen.append(game.moving_card)
-    return _deck_counts(c.players, c.bridges, c.campfires_per_colour, c.ropes, c.goats) - np.bincount(
-        seen, minlength=cards.N_KINDS
-    )
+    deck = (c.players, c.bridges, c.campfires_per_colour, c.ropes, c.goats)
+    return _deck_counts(*deck) - np.bincount(seen, minlength=cards.N_KINDS)
 
 
 @functools.lru_cache(maxsize=64)
 def _deck_counts(*deck: Any) -> np.ndarray:
+    """``cards.game_deck`` as counts per kind id, cached: bots ask at every decision."""
     counts = np.zeros(cards.N_KINDS, dtype=np.int64)
     for kind, n in cards.game_deck(*deck).items():
         counts[kind] = n
