@@ -12,8 +12,9 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from tranquility_env import Game, actions, encoding, env, raw_env
+from tranquility_env import Game, actions, board, cards, encoding, env, raw_env
 from tranquility_env import aec as aec_module
+from tranquility_env import mountain as mountain_rules
 from tranquility_env.views import sample_game, seat_view
 
 from positions import row, state
@@ -41,7 +42,7 @@ def test_pettingzoo_render_test(config: dict) -> None:
 
 
 def test_registered_with_pettingzoo_make() -> None:
-    e = pettingzoo.make("aec", "tranquility/ascent-v0", players=4, goats=True)
+    e = pettingzoo.make("aec", "tranquility/ascent-v1", players=4, goats=True)
     e.reset(seed=3)
     assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     assert e.unwrapped.config.goats
@@ -99,6 +100,42 @@ def test_sampled_game_agrees_with_everything_the_seat_sees(config: dict) -> None
         hidden = {repr((w.decks, [h for s, h in enumerate(w.hands) if s != seat])) for w in worlds}
         unseen = sum(map(len, game.decks)) + sum(len(h) for s, h in enumerate(game.hands) if s != seat)
         assert len(hidden) > 1 or unseen < 5  # the unseen cards are dealt anew
+        game.apply_action(rng.choice(game.legal_actions()))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_derived_blocks_agree_with_the_rules_and_the_hidden_cards(config: dict) -> None:
+    """'hand fit' against the engine's legal plays and penalties (P1-P4), 'open rows' against the
+    open slots, 'unseen' against the cards the seat cannot see, at every decision of a game."""
+    at = encoding._offsets(encoding.OBSERVATION_LAYOUT)
+    rng = random.Random(1)
+    game = Game.new(config, 5)
+    while not game.is_over:
+        seat, hand = game.current, game.hands[game.current]
+        obs = encoding.observation(game, seat)
+        fit = obs[at["hand fit"] : at["hand best fit"]].reshape(cards.N_ASCENT, board.ROWS)
+        assert np.array_equal(obs[at["hand best fit"] : at["unseen"]], fit.max(axis=1))
+        open_slot = dict(game.open_slots())
+        legal = {actions.DECODE[a][1:] for a in game.legal_actions() if actions.DECODE[a][0] == actions.PLAY}
+        for k, r in zip(*np.nonzero(fit), strict=True):
+            p = open_slot[r + 1]
+            penalty = mountain_rules.play_penalty(game.mountain, k, p)
+            assert k in hand and fit[k, r] == pytest.approx(1 - penalty / 13)
+            assert (k, p) in legal or penalty > len(hand) - 1 or game.pending  # only P4 or a sub-decision stops it
+        for k, p in legal:
+            assert game.mountain[p] != mountain_rules.EMPTY or fit[k, board.POS_ROW[p] - 1] > 0
+        rows = obs[at["open rows"] :].reshape(board.ROWS, encoding.ROW_FEATURES)
+        for r in range(1, board.ROWS + 1):
+            p = open_slot.get(r)
+            expected = np.zeros(encoding.ROW_FEATURES)
+            if p is not None:
+                left = game.mountain[p - 1] if board.POS_COL[p] > 1 else mountain_rules.EMPTY
+                colour = cards.COLOUR[left] if left != mountain_rules.EMPTY else -1
+                expected[[0, 1 + mountain_rules.left_reference(game.mountain, p), 15 + colour]] = 1
+            assert np.array_equal(rows[r - 1], expected)
+        hidden = [k for s in range(game.config.players) if s != seat for k in game.hands[s] + game.discards[s]]
+        hidden += [k for deck in game.decks for k in deck]
+        assert np.array_equal(obs[at["unseen"] : at["mountain"]], np.bincount(hidden, minlength=cards.N_KINDS))
         game.apply_action(rng.choice(game.legal_actions()))
 
 
@@ -202,5 +239,5 @@ def test_cached_mountain_block_is_never_stale() -> None:
         for game in games:
             for seat in range(game.config.players):
                 cached = encoding.observation(game, seat)
-                encoding._last_block = ()
+                encoding._last_block = encoding._last_facts = ()
                 assert cached.tobytes() == encoding.observation(game, seat).tobytes()

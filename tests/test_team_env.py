@@ -22,7 +22,7 @@ def test_passes_gymnasium_and_sb3_check_env(config: dict) -> None:
 
 
 def test_registered_with_gymnasium_make() -> None:
-    env = gymnasium.make("tranquility_env/TeamAscent-v0", players=2)
+    env = gymnasium.make("tranquility_env/TeamAscent-v1", players=2)
     obs, info = env.reset(seed=0)
     assert obs.shape == (encoding.OBSERVATION_SIZE,) and info["seat"] == 0
 

@@ -1,15 +1,15 @@
 """
 # Tranquility: The Ascent
 
-| Creation           | `pettingzoo.make("aec", "tranquility/ascent-v0", players=3)` or `tranquility_env.env(players=3)` |
+| Creation           | `pettingzoo.make("aec", "tranquility/ascent-v1", players=3)` or `tranquility_env.env(players=3)` |
 |--------------------|--------------------------------------------------------------------------------------------------|
 | Actions            | Discrete                                                                                         |
 | Parallel API       | No (one seat decides at a time)                                                                  |
 | Agents             | `agents = ['player_0', ..., 'player_{P-1}']`, P = 1..5                                           |
 | Action Shape       | (1,)                                                                                             |
 | Action Values      | Discrete(3962), the same ids for every config                                                    |
-| Observation Shape  | Dict: `observation` (1311,) float32, `action_mask` (3962,) int8                                  |
-| State Shape        | (2013,) float32 (`env.state()`, full information)                                                |
+| Observation Shape  | Dict: `observation` (1941,) float32, `action_mask` (3962,) int8                                  |
+| State Shape        | (2157,) float32 (`env.state()`, full information)                                                |
 
 A cooperative card game for 1 to 5 players (RULES.md in `shared/`). The team builds a mountain of
 44 cards in 8 rows, paying penalty cards for number gaps, and wins by playing a Summit on top; it
@@ -40,17 +40,24 @@ or any deck beyond their sizes. All values are >= 0; the space's upper bounds ar
 |-------------|-----------|---------|
 | 0 - 53      | hand      | own hand: count of each card kind (ids of `cards.py`: 48 Ascent kinds, BRIDGE, CAMP-G/B/R, SUMMIT, ROPE) |
 | 54 - 107    | discard   | own discard pile: count of each card kind |
-| 108 - 1187  | mountain  | 45 slots (r1c1 .. r8c2, r9c1) x 24 features: empty; number 1-12 one-hot; colour G/B/R one-hot; bridge; campfire; summit; goat symbol; goats standing (count); open (next slot of its row and supported); the pending move's campfire stands here; the moving herd stands here |
-| 1188 - 1212 | seats     | 5 seats from the viewer on x (present, to act, hand size, deck size / 10, discard size / 10) |
-| 1213 - 1214 | removed   | bridges replaced, ropes used |
-| 1215 - 1236 | pending   | sub-decision one-hot (none, pay, move, herd); cards owed; the displaced card (number one-hot 12, colour one-hot 3, goat symbol); herd steps taken |
-| 1237 - 1251 | config    | players one-hot 5; hand size / 10; bridges / 10; campfires per colour / 3; ropes / 6; campfire move pays; green path on; panoramas / 5; goats on; goats needed / 12; panorama module on |
-| 1252 - 1255 | progress  | a green path exists; goats on row 8 / 12; slots with Ascent cards or campfires / 44; turn / 128 |
-| 1256 - 1310 | panorama  | 5 revealed objectives x (PA4 card one-hot 10, achieved) |
+| 108 - 491   | hand fit  | Ascent kind k (0..47) x row r (1..8), index 108 + 8k + r - 1: 1 - penalty / 13 if a card of kind k in hand may be played to row r's open slot (P1, P2, P3), else 0 |
+| 492 - 539   | hand best fit | Ascent kind k: its best `hand fit` over the rows (0 if not in hand or it fits nowhere) |
+| 540 - 593   | unseen    | cards this seat has not seen (not on the mountain, in its hand or discard pile, or removed): count of each kind |
+| 594 - 1673  | mountain  | 45 slots (r1c1 .. r8c2, r9c1) x 24 features: empty; number 1-12 one-hot; colour G/B/R one-hot; bridge; campfire; summit; goat symbol; goats standing (count); open (next slot of its row and supported); the pending move's campfire stands here; the moving herd stands here |
+| 1674 - 1698 | seats     | 5 seats from the viewer on x (present, to act, hand size, deck size / 10, discard size / 10) |
+| 1699 - 1700 | removed   | bridges replaced, ropes used |
+| 1701 - 1722 | pending   | sub-decision one-hot (none, pay, move, herd); cards owed; the displaced card (number one-hot 12, colour one-hot 3, goat symbol); herd steps taken |
+| 1723 - 1737 | config    | players one-hot 5; hand size / 10; bridges / 10; campfires per colour / 3; ropes / 6; campfire move pays; green path on; panoramas / 5; goats on; goats needed / 12; panorama module on |
+| 1738 - 1741 | progress  | a green path exists; goats on row 8 / 12; slots with Ascent cards or campfires / 44; turn / 128 |
+| 1742 - 1796 | panorama  | 5 revealed objectives x (PA4 card one-hot 10, achieved) |
+| 1797 - 1940 | open rows | rows 1..8 x 18: has an open slot; its left reference one-hot (none, 1..12; P3); the colour left of it one-hot (none, G, B, R; P2) |
 
-`env.state()` (for centralized critics) is the public part seen from seat 0 (indices 108-1310
-above, shifted to 0-1202), then for seats 0..4 in absolute order the counts of each card kind in
-hand, discard pile and deck (3 x 54 each; zeros for absent seats): 2013 values.
+The first five blocks are private (the viewer's own cards); `hand fit`, `hand best fit`, `unseen`
+and `open rows` are derived from the others, as a player would work them out at a glance.
+
+`env.state()` (for centralized critics) is the public part seen from seat 0 (indices 594-1940
+above, shifted to 0-1346), then for seats 0..4 in absolute order the counts of each card kind in
+hand, discard pile and deck (3 x 54 each; zeros for absent seats): 2157 values.
 
 #### Legal Actions Mask
 
@@ -87,6 +94,9 @@ is no truncation (every game ends within one turn per card).
 
 ### Version History
 
+* v1: derived observation blocks `hand fit`, `hand best fit`, `unseen` and `open rows`
+  (1311 -> 1941 values; state 2013 -> 2157). Bot checkpoints of v0 are refused (observation size).
+  (tranquility_env 0.2.0)
 * v0: Initial release (tranquility_env 0.1.0)
 """
 
@@ -159,7 +169,7 @@ def new_game(config: Config, seed: int | None, seeds: np.random.Generator, optio
 class raw_env(AECEnv, EzPickle):
     metadata = {  # noqa: RUF012 (PettingZoo's class attribute)
         "render_modes": list(RENDER_MODES),
-        "name": "tranquility_ascent_v0",
+        "name": "tranquility_ascent_v1",
         "is_parallelizable": False,
         "render_fps": 2,
     }

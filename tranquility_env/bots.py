@@ -160,17 +160,14 @@ _SEARCH_FROM, _SEARCH_FROM_SOLO = 32, 30
 
 
 _SUB_DECISIONS = {actions.PAY, actions.MOVE, actions.STEP, actions.STOP}
-_NUMBERS = np.array(cards.NUMBER[: cards.N_ASCENT])
-_COLOURS = np.array(cards.COLOUR[: cards.N_ASCENT])
 
 
 @functools.lru_cache(maxsize=4096)
 def _slot_costs(slot: tuple[int, int, int], no_fit: float) -> np.ndarray:
     """The penalty of every Ascent kind on an open slot (row, left colour, reference); ``no_fit``
-    where it may not stand. Cached: a game has few distinct slots, and rollouts ask millions of times."""
-    r, left_colour, ref = slot
-    fits = np.greater_equal(_NUMBERS, r) & np.not_equal(_COLOURS, left_colour)
-    costs = np.where(fits, np.abs(_NUMBERS - ref) if ref else 0, no_fit).astype(np.float64)
+    where it may not stand. Cached: rollouts ask millions of times."""
+    penalties = mrules.kind_penalties(*slot)
+    costs = np.where(penalties >= 0, penalties, no_fit).astype(np.float64)
     costs.flags.writeable = False  # shared by every caller
     return costs
 
@@ -188,7 +185,7 @@ class _HeuristicTurn:
         self.bot, self.legal, self.mountain, self.hand = bot, legal, mountain, hand
         self.holdings, self.seat, self.moving_card, self.move_pays = holdings, seat, moving_card, move_pays
         self.row_len = mrules.row_lengths(self.mountain)
-        self.slots = self.open_slot_info(self.mountain, self.row_len)
+        self.slots = mrules.open_slot_facts(self.mountain, self.row_len)
         self.filled = board.N_SLOTS - self.mountain[: board.N_SLOTS].count(mrules.EMPTY)
         full = [self.row_len[r] >= board.ROW_SLOTS[r] for r in range(1, board.ROWS + 1)]
         self.full_rows = full.index(False) if False in full else board.ROWS  # rows 1 .. this are full
@@ -227,21 +224,12 @@ class _HeuristicTurn:
                    game.moving_card, game.config.campfire_move_pays, unseen_in_game(game, seat))  # fmt: skip
 
     # --- the value model
-    @staticmethod
-    def open_slot_info(mountain: list[int], row_len: list[int]) -> list[tuple[int, int, int]]:
-        """(row, left colour, reference) of each open slot."""
-        out = []
-        for r, p in mrules.open_slots(row_len):
-            left = mountain[p - 1] if board.POS_COL[p] > 1 else mrules.EMPTY
-            out.append((r, cards.COLOUR[left] if left != mrules.EMPTY else -1, mrules.left_reference(mountain, p)))
-        return out
-
     def slots_after(self, card: int, p: int) -> list[tuple[int, int, int]]:
         """The open slots once ``card`` stands at ``p``."""
         mountain, row_len = list(self.mountain), list(self.row_len)
         row_len[board.POS_ROW[p]] += self.mountain[p] == mrules.EMPTY  # onto a bridge: the row keeps its length
         mountain[p] = card
-        return self.open_slot_info(mountain, row_len)
+        return mrules.open_slot_facts(mountain, row_len)
 
     def card_cost(self, kind: int, slots: list[tuple[int, int, int]]) -> float:
         """How dear ``kind`` will be to play (or how little it matters, for specials)."""

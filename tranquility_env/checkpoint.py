@@ -6,7 +6,7 @@ A checkpoint is a folder with two files:
   each hidden layer and ``head.weight`` / ``head.bias`` for the action logits (stored as float16
   to keep shipped bots small; loading computes in float32);
 - ``bot.json``: ``{"format": "tranquility-bot", "version": 1, "config": {...Config...},
-  "observation_size": 1311, "n_actions": 3962, "hidden": [256, 256], "activation": "tanh",
+  "observation_size": 1941, "n_actions": 3962, "hidden": [256, 256], "activation": "tanh",
   "weights_sha256": "...", "trainer": "...", "steps": ..., "made_by": "..."}``.
 
 Loading reads the JSON and the tensors only (safetensors, numpy), so a checkpoint from a

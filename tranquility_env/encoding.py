@@ -6,21 +6,34 @@ observation is *seat-relative* (the viewer is seat 0 of the seat blocks, the nex
 its own hand and discard pile, and public counts. ``OBSERVATION_LAYOUT`` and ``STATE_LAYOUT``
 list every block: (name, size, upper bound of each value, meaning); the env docstring prints the
 same table with index ranges.
+
+Beside the raw facts, three derived blocks say what a player works out at a glance: each row's
+open slot (its reference number and the colour it may not take), how well each card of the hand
+fits each open slot, and how many of each card this seat has not seen. A network could in
+principle learn them; given them, imitation of ``HeuristicBot`` agrees with it far more often
+(README, "Learned bots").
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tranquility_env import actions, board, cards
+from tranquility_env import mountain as mountain_rules
 from tranquility_env.config import Config
 from tranquility_env.game import EMPTY, HERD_PENDING, MOVE_PENDING, ONGOING, Game
 from tranquility_env.tables import PANORAMA_SEQUENCES
+from tranquility_env.views import unseen_in_game
 
 MAX_PLAYERS = 5
 MAX_OBJECTIVES = 5  # config 'panoramas' is at most 5
 SLOT_FEATURES = 24  # per mountain slot, see SLOT_LAYOUT
 K = cards.N_KINDS
+A = cards.N_ASCENT
+ROWS = board.ROWS
+ROW_FEATURES = 18  # per row, see the 'open rows' block
 N_PANORAMA = len(PANORAMA_SEQUENCES)
 
 # Per slot (45 slots: r1c1 .. r8c2, then r9c1): (feature, upper bound).
@@ -38,6 +51,21 @@ assert len(SLOT_LAYOUT) == SLOT_FEATURES
 PRIVATE_LAYOUT = [
     ("hand", K, 10, "own hand: count of each card kind (cards.py ids)"),
     ("discard", K, 10, "own discard pile: count of each card kind"),
+    (
+        "hand fit",
+        A * ROWS,
+        1,
+        "Ascent kind k (0..47) x row r (1..8): 1 - penalty / 13 if a card of that kind in "
+        "hand may be played to the row's open slot (P1, P2, P3), else 0",
+    ),
+    ("hand best fit", A, 1, "Ascent kind k: its best 'hand fit' over the rows (0: not in hand, or fits nowhere)"),
+    (
+        "unseen",
+        K,
+        10,
+        "cards this seat has not seen (not on the mountain, in its hand or discard pile, or "
+        "removed): count of each kind; the other hands, discard piles and decks hold them",
+    ),
 ]
 PUBLIC_LAYOUT = [
     ("mountain", board.N_POS * SLOT_FEATURES, 12, "45 slots x 24 features (SLOT_LAYOUT)"),
@@ -52,6 +80,8 @@ PUBLIC_LAYOUT = [
     ("progress", 4, 1, "green path exists, goats on row 8 / 12, slots holding Ascent cards or campfires / 44, "
                        "turn / 128"),
     ("panorama", MAX_OBJECTIVES * (N_PANORAMA + 1), 1, "5 revealed objectives x (PA4 card one-hot 10, achieved)"),
+    ("open rows", ROWS * ROW_FEATURES, 1, "rows 1..8 x (has an open slot; its left reference one-hot: none, "
+                                          "1..12 (P3); the colour left of it one-hot: none, G, B, R (P2))"),
 ]  # fmt: skip
 OBSERVATION_LAYOUT = PRIVATE_LAYOUT + PUBLIC_LAYOUT
 STATE_LAYOUT = PUBLIC_LAYOUT + [
@@ -125,10 +155,53 @@ def state(game: Game) -> np.ndarray:
     return out
 
 
+_PRIV = _offsets(PRIVATE_LAYOUT)
+
+
 def _private(game: Game, seat: int, out: np.ndarray) -> None:
     hand, discard = game.hands[seat], game.discards[seat]
     out[:K] = np.bincount(hand, minlength=K) if hand else 0
-    out[K:] = np.bincount(discard, minlength=K) if discard else 0
+    out[K : 2 * K] = np.bincount(discard, minlength=K) if discard else 0
+    fit = out[_PRIV["hand fit"] : _PRIV["hand best fit"]].reshape(A, ROWS)
+    fit[:] = 0
+    in_hand = out[:A] > 0
+    for r, left_colour, ref in _open_slot_facts(game.mountain, game.row_len):
+        fit[:, r - 1] = _fit_column(r, left_colour, ref) * in_hand
+    out[_PRIV["hand best fit"] : _PRIV["unseen"]] = fit.max(axis=1)
+    out[_PRIV["unseen"] :] = unseen_in_game(game, seat)
+
+
+@functools.lru_cache(maxsize=2048)
+def _fit_column(r: int, left_colour: int, ref: int) -> np.ndarray:
+    """'hand fit' of every Ascent kind on an open slot of row ``r``: 1 - penalty / 13, 0 where it
+    may not stand (P1, P2)."""
+    penalties = mountain_rules.kind_penalties(r, left_colour, ref)
+    column = np.where(penalties >= 0, 1 - penalties / 13, 0).astype(np.float32)
+    column.flags.writeable = False  # shared by every caller
+    return column
+
+
+# The open slots' facts of the last mountain seen, and the 'open rows' block made from them: one
+# decision asks for both, and payments and discards leave the mountain as it was.
+_last_facts: tuple = ()
+
+
+def _open_slot_facts(mountain: list[int], row_len: list[int]) -> list[tuple[int, int, int]]:
+    return _facts_and_rows(mountain, row_len)[0]
+
+
+def _facts_and_rows(mountain: list[int], row_len: list[int]) -> tuple[list[tuple[int, int, int]], list[float]]:
+    global _last_facts
+    last = _last_facts
+    if last and last[0] == mountain:
+        return last[1], last[2]
+    facts = mountain_rules.open_slot_facts(mountain, row_len)
+    rows = [0.0] * (ROWS * ROW_FEATURES)
+    for r, left_colour, ref in facts:
+        at = (r - 1) * ROW_FEATURES
+        rows[at] = rows[at + 1 + ref] = rows[at + 15 + left_colour] = 1.0
+    _last_facts = (mountain[:], facts, rows)
+    return facts, rows
 
 
 # The small blocks after the mountain are built as one Python list and written to the array in
@@ -213,4 +286,5 @@ def _public(game: Game, viewer: int, out: np.ndarray) -> None:
     for seq, done in zip(game.objectives, game.achieved, strict=True):
         tail += _OBJECTIVE[seq, done]
     tail += _ABSENT_OBJECTIVES[len(game.objectives)]
+    tail += _facts_and_rows(game.mountain, game.row_len)[1]
     out[_TAIL_START:] = tail

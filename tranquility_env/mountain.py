@@ -6,6 +6,10 @@ slot, positions of ``board.py``): open slots (M2, M3), reference scans and penal
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 from tranquility_env.board import N_POS, N_SLOTS, POS_ROW, ROW_SLOTS, ROW_START, ROWS
 from tranquility_env.cards import BRIDGE, COLOUR, N_ASCENT, NUMBER
 
@@ -35,6 +39,31 @@ def open_slots(row_len: list[int]) -> list[tuple[int, int]]:
         if c <= ROW_SLOTS[r] and (r == 1 or row_len[r - 1] > c):
             out.append((r, ROW_START[r] + c - 1))
     return out
+
+
+def open_slot_facts(mountain: list[int], row_len: list[int]) -> list[tuple[int, int, int]]:
+    """(row, colour left of it or -1 (P2), left reference or 0 (P3)) of every open empty slot:
+    all a card needs to know to be played there."""
+    out = []
+    for r, p in open_slots(row_len):
+        left = mountain[p - 1] if p > ROW_START[r] else EMPTY
+        out.append((r, COLOUR[left] if left != EMPTY else -1, left_reference(mountain, p)))
+    return out
+
+
+_NUMBERS = np.array(NUMBER[:N_ASCENT])
+_COLOURS = np.array(COLOUR[:N_ASCENT])
+
+
+@functools.lru_cache(maxsize=4096)
+def kind_penalties(row: int, left_colour: int, ref: int) -> np.ndarray:
+    """The P3 penalty of every Ascent kind on an open slot of ``open_slot_facts``; -1 where it may
+    not stand (P1, P2). Cached and read-only: a game has few distinct slots, bots and the
+    observation ask at every decision."""
+    fits = np.greater_equal(_NUMBERS, row) & np.not_equal(_COLOURS, left_colour)
+    penalties = np.where(fits, np.abs(_NUMBERS - ref) if ref else 0, -1)
+    penalties.flags.writeable = False
+    return penalties
 
 
 def reference(mountain: list[int], p: int, stop: int, step: int) -> int:
