@@ -43,9 +43,6 @@ results: $(VENV)/.installed
 		$(BIN)/tranquility evaluate --players $$P --games 1000 \
 			--team random --team heuristic --team policy:checkpoints/p$$P/final || exit 1; \
 	done
-	$(BIN)/tranquility evaluate --players 3 --games 1000 --out results/mappo \
-		--team policy:checkpoints/p3/final --team policy:checkpoints/p3_mappo_450k/final \
-		--team policy:checkpoints/p3_mappo/final
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -30,6 +30,7 @@ class RunConfig:
     teammates: dict[int, str] = field(default_factory=dict)  # seat -> a bot name (bots.make_bot)
     reward_shaping: float = 1.0  # see TeamEnv: a full mountain is worth this much on top of a win
     hidden: list[int] = field(default_factory=lambda: [128, 64])  # the actor; small: shipped bots stay a few MB
+    activation: str = "tanh"  # between the hidden layers: "tanh" or "relu" (checkpoint.ACTIVATIONS)
     learning_rate: float = 3e-4
     gamma: float = 0.995
     gae_lambda: float = 0.95
@@ -52,6 +53,9 @@ class RunConfig:
         for name in self.AT_LEAST_ONE:
             if getattr(self, name) < 1:
                 raise ValueError(f"train config {name!r} must be at least 1")
+        if self.activation not in checkpoint.ACTIVATIONS:
+            raise ValueError(f"train config 'activation' must be one of {sorted(checkpoint.ACTIVATIONS)}, "
+                             f"got {self.activation!r}")  # fmt: skip
         self.game_config()  # validates players and modules
         for seat, spec in self.teammates.items():
             if not 0 <= seat < self.players:
@@ -62,6 +66,13 @@ class RunConfig:
 
     def game_config(self) -> Config:
         return Config(players=self.players, green_path=self.green_path, panoramas=self.panoramas, goats=self.goats)
+
+
+def torch_activation(name: str) -> Any:
+    """The torch module class of an ``activation`` name."""
+    import torch
+
+    return {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[name]
 
 
 def check_type(name: str, value: Any, annotation: str) -> None:
@@ -121,15 +132,15 @@ def team_spec(cfg: RunConfig, policy: str) -> str:
 
 
 def export_actor(linears: list[Any], head: Any, cfg: RunConfig, folder: Path, steps: int, trainer: str) -> Path:
-    """torch ``Linear`` layers (tanh between them) and the action head, as a bot checkpoint."""
+    """torch ``Linear`` layers (``cfg.activation`` between them) and the action head, as a bot checkpoint."""
     tensors = {}
     for i, layer in enumerate(linears):
         tensors[f"layers.{i}.weight"] = layer.weight.detach().cpu().numpy()
         tensors[f"layers.{i}.bias"] = layer.bias.detach().cpu().numpy()
     tensors["head.weight"] = head.weight.detach().cpu().numpy()
     tensors["head.bias"] = head.bias.detach().cpu().numpy()
-    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, "tanh", trainer=trainer, steps=int(steps),
-                           teammates={str(k): v for k, v in cfg.teammates.items()},
+    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, cfg.activation, trainer=trainer,
+                           steps=int(steps), teammates={str(k): v for k, v in cfg.teammates.items()},
                            made_by="tranquility " + " ".join(sys.argv[1:]))  # fmt: skip
 
 

@@ -33,6 +33,7 @@ from training.common import (
     final_table,
     run_trainer,
     save_config,
+    torch_activation,
     trainer_parser,
 )
 from tranquility_env import TeamEnv, actions, encoding
@@ -57,22 +58,22 @@ class MappoConfig(RunConfig):
 
 
 # ------------------------------------------------------------------------------ the networks
-def mlp(sizes: list[int], gain: float = np.sqrt(2)) -> nn.Sequential:
+def mlp(sizes: list[int], activation: str, gain: float = np.sqrt(2)) -> nn.Sequential:
     layers: list[nn.Module] = []
     for a, b in itertools.pairwise(sizes):
         linear = nn.Linear(a, b)
         nn.init.orthogonal_(linear.weight, gain)
         nn.init.zeros_(linear.bias)
-        layers += [linear, nn.Tanh()]
+        layers += [linear, torch_activation(activation)()]
     return nn.Sequential(*layers)
 
 
 class Actor(nn.Module):
     """Observation -> masked action logits; the layers a bot checkpoint holds."""
 
-    def __init__(self, hidden: list[int]) -> None:
+    def __init__(self, hidden: list[int], activation: str) -> None:
         super().__init__()
-        self.body = mlp([encoding.OBSERVATION_SIZE, *hidden])
+        self.body = mlp([encoding.OBSERVATION_SIZE, *hidden], activation)
         self.head = nn.Linear(hidden[-1], actions.N_ACTIONS)
         nn.init.orthogonal_(self.head.weight, 0.01)
         nn.init.zeros_(self.head.bias)
@@ -84,9 +85,10 @@ class Actor(nn.Module):
 class Critic(nn.Module):
     """Global state + acting seat (one-hot) -> normalised value."""
 
-    def __init__(self, hidden: list[int]) -> None:
+    def __init__(self, hidden: list[int], activation: str) -> None:
         super().__init__()
-        self.net = nn.Sequential(mlp([encoding.STATE_SIZE + encoding.MAX_PLAYERS, *hidden]), nn.Linear(hidden[-1], 1))
+        layers = mlp([encoding.STATE_SIZE + encoding.MAX_PLAYERS, *hidden], activation)
+        self.net = nn.Sequential(layers, nn.Linear(hidden[-1], 1))
 
     def forward(self, state: torch.Tensor) -> torch.Tensor:
         return self.net(state).squeeze(-1)
@@ -123,7 +125,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     torch.manual_seed(cfg.seed)
     run_dir = Path(cfg.checkpoints_dir) / cfg.run
     run_dir.mkdir(parents=True, exist_ok=True)
-    actor, critic, norm = Actor(cfg.hidden), Critic(cfg.critic_hidden), ValueNorm()
+    actor, critic, norm = Actor(cfg.hidden, cfg.activation), Critic(cfg.critic_hidden, cfg.activation), ValueNorm()
     optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5)
     global_step = 0
     if resume:

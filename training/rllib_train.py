@@ -82,7 +82,7 @@ def build(cfg: RllibConfig) -> Any:
 
     env_config = {**cfg.game_config().to_dict(), "reward_shaping": cfg.reward_shaping}
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={
-        "fcnet_hiddens": cfg.hidden, "fcnet_activation": "tanh", "head_fcnet_hiddens": []})  # fmt: skip
+        "fcnet_hiddens": cfg.hidden, "fcnet_activation": cfg.activation, "head_fcnet_hiddens": []})  # fmt: skip
     config = (
         PPOConfig()
         # RLlib's env check steps with unmasked random actions, which the env refuses by design;
@@ -114,7 +114,7 @@ def export(algo: Any, cfg: RllibConfig, folder: Path, steps: int) -> Path:
         tensors[f"layers.{i}.weight"] = state[f"encoder.actor_encoder.net.mlp.{2 * i}.weight"]
         tensors[f"layers.{i}.bias"] = state[f"encoder.actor_encoder.net.mlp.{2 * i}.bias"]
     tensors["head.weight"], tensors["head.bias"] = state["pi.net.mlp.0.weight"], state["pi.net.mlp.0.bias"]
-    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, "tanh", trainer="Ray RLlib PPO",
+    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, cfg.activation, trainer="Ray RLlib PPO",
                            steps=int(steps), teammates={})  # fmt: skip
 
 

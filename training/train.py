@@ -2,24 +2,27 @@
 
 Readable top to bottom, CleanRL style: the config (a dataclass, read from YAML and checked key by
 key), the environments (``TeamEnv`` copies in subprocesses, one shared policy for every seat
-without a teammate bot), the model, an optional imitation warm start (the policy first learns to
-choose what HeuristicBot chooses, and the critic the returns of those games), a callback that
-logs the charts and saves checkpoints, then the loop and a final evaluation.
+without a teammate bot), the model, the imitation warm start (the policy first learns to choose
+what a teacher bot chooses, by default the heuristic's value model, and the critic the returns
+of those games), a callback that logs the charts and saves checkpoints, then the PPO loop and a
+final evaluation.
 
 - TensorBoard (``runs/<run>/``): ``charts/win_rate``, ``charts/cards_on_mountain``,
   ``charts/episode_length``, ``charts/penalty_discards``, ``charts/SPS``, ``eval/win_rate`` and
   SB3's losses.
 - Checkpoints (``checkpoints/<run>/``): a bot checkpoint (``checkpoint.py``: weights and JSON, no
-  pickle) every ``checkpoint_every`` steps as ``step_<n>/`` and at the end as ``final/``; beside
+  pickle) after the warm start as ``imitation/``, every ``checkpoint_every`` steps as
+  ``step_<n>/`` and at the end as ``final/``; beside
   them ``resume.zip`` (SB3's full trainer state, for ``--resume`` on your own machine only: it is
   not a bot format and holds pickled objects) and ``train_config.yaml``.
-- ``--resume`` continues a killed run from its last checkpoint; only the steps since are lost.
+- ``--resume`` continues a killed run from its last checkpoint (the warm start's included); only
+  the steps since are lost.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ from training.common import (
     final_table,
     run_trainer,
     save_config,
+    torch_activation,
     trainer_parser,
 )
 from tranquility_env import TeamEnv
@@ -42,14 +46,24 @@ from tranquility_env.bots import make_bot
 # ------------------------------------------------------------------------------ the config
 @dataclass
 class TrainConfig(RunConfig):
-    """The shared run fields (``common.RunConfig``) and MaskablePPO's own."""
+    """The shared run fields (``common.RunConfig``) and MaskablePPO's own. The defaults are the
+    recipe of the shipped bots: imitate the heuristic's value model, then fine-tune with PPO at a
+    low learning rate and no entropy bonus (from scratch, PPO never wins within these budgets;
+    a high rate or an entropy bonus undoes the imitation). About 14 minutes on 2 cores."""
 
+    hidden: list[int] = field(default_factory=lambda: [256, 64])
+    activation: str = "relu"  # imitation learns much faster than with tanh
+    learning_rate: float = 3e-5
+    ent_coef: float = 0.0
+    total_steps: int = 100_000
     n_steps: int = 1024  # per env copy and update
     batch_size: int = 256
     n_epochs: int = 4
     n_envs: int = 2  # env copies, each in its own process
-    pretrain_games: int = 0  # HeuristicBot games to imitate before PPO (0: start from scratch)
-    pretrain_epochs: int = 4
+    pretrain_games: int = 10_000  # teacher games to imitate before PPO (0: start from scratch)
+    pretrain_teacher: str = "heuristic-no-search"  # a bot name (bots.make_bot)
+    pretrain_epochs: int = 6
+    pretrain_lr: float = 1e-3
 
     AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "n_steps", "batch_size", "n_epochs", "n_envs", "pretrain_epochs")
 
@@ -57,6 +71,7 @@ class TrainConfig(RunConfig):
         super().__post_init__()
         if self.pretrain_games < 0:
             raise ValueError("train config 'pretrain_games' must be >= 0")
+        make_bot(self.pretrain_teacher)  # validates the name
 
 
 # ------------------------------------------------------------------------------ the environments
@@ -71,18 +86,19 @@ def make_env(cfg: TrainConfig, rank: int):
 
 
 # ------------------------------------------------------------------------------ imitation warm start
-def heuristic_games(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(observations, masks, actions, returns) of the policy seats' decisions in games where
-    HeuristicBot plays those seats (teammate seats keep their bots). Returns are the discounted
-    team rewards that TeamEnv would give, from each decision to the end."""
+def teacher_games(cfg: TrainConfig, first: int, count: int) -> tuple[np.ndarray, ...]:
+    """(observations as float16, masks packed to bits, actions, returns) of the policy seats'
+    decisions with more than one legal action, in ``count`` games (deals ``first``, ...) where
+    ``pretrain_teacher`` plays those seats and teammate seats keep their bots. Returns are the
+    discounted team rewards that TeamEnv would give, from each decision to the end."""
     from tranquility_env import Game, encoding
     from tranquility_env.views import LazySeatView
 
     config = cfg.game_config()
     obs, masks, chosen, returns = [], [], [], []
-    for i in range(cfg.pretrain_games):
-        game = Game.new(config, 7_000_000 + cfg.seed * 10_000 + i)
-        bots = {s: make_bot(cfg.teammates.get(s, "heuristic"), i + s) for s in range(config.players)}
+    for i in range(first, first + count):
+        game = Game.new(config, 7_000_000 + cfg.seed * 100_000 + i)
+        bots = {s: make_bot(cfg.teammates.get(s, cfg.pretrain_teacher), i * 10 + s) for s in range(config.players)}
         rewards: list[float] = []
         while game.status == "ongoing":
             seat, before = game.current, game.cards_on_mountain()
@@ -90,12 +106,12 @@ def heuristic_games(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarra
             action = bots[seat].act(o, m, LazySeatView(game, seat))
             game.apply_action(action)
             reward = (game.status == "won") + cfg.reward_shaping * (game.cards_on_mountain() - before) / 44
-            if seat in cfg.teammates:
+            if seat in cfg.teammates or m.sum() == 1:
                 if rewards:
-                    rewards[-1] += reward  # a teammate's step counts for the policy's last decision
+                    rewards[-1] += reward  # a step the policy does not choose counts for its last decision
                 continue
-            obs.append(o)
-            masks.append(m)
+            obs.append(o.astype(np.float16))
+            masks.append(np.packbits(m))
             chosen.append(action)
             rewards.append(reward)
         backwards, g = [], 0.0
@@ -103,30 +119,47 @@ def heuristic_games(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarra
             g = r + cfg.gamma * g
             backwards.append(g)
         returns += backwards[::-1]
-    return np.array(obs), np.array(masks, dtype=bool), np.array(chosen), np.array(returns, dtype=np.float32)
+    return np.array(obs), np.array(masks), np.array(chosen), np.array(returns, dtype=np.float32)
 
 
 def imitate(model: Any, cfg: TrainConfig) -> None:
-    """Behaviour cloning before PPO: cross-entropy on HeuristicBot's choices (masked), and the
-    critic regressed on the returns of those games."""
+    """Behaviour cloning before PPO: cross-entropy on the teacher's choices (masked), and the
+    critic regressed on the returns of those games. The games are played on ``n_envs`` processes."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     import torch
 
-    obs, masks, chosen, returns = heuristic_games(cfg)
+    start = time.time()
+    chunks = [(first, min(50, cfg.pretrain_games - first)) for first in range(0, cfg.pretrain_games, 50)]
+    with ProcessPoolExecutor(cfg.n_envs, mp_context=get_context("spawn")) as pool:
+        parts = list(pool.map(teacher_games, *zip(*[(cfg, f, n) for f, n in chunks], strict=True)))
+    obs, masks, chosen, returns = (np.concatenate([part[i] for part in parts]) for i in range(4))
+    print(f"imitation: {len(obs)} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
+          f"({time.time() - start:.0f} s)")  # fmt: skip
+    torch.set_num_threads(cfg.n_envs)  # the env copies are idle meanwhile
     policy, rng = model.policy, np.random.default_rng(cfg.seed)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
-    obs_t, chosen_t, returns_t = (torch.as_tensor(x) for x in (obs, chosen, returns))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.pretrain_lr)
+    batches = -(-len(obs) // 512)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, cfg.pretrain_epochs * batches)
     for epoch in range(cfg.pretrain_epochs):
-        order, agree = rng.permutation(len(obs)), 0.0
-        for start in range(0, len(obs), 256):
-            idx = order[start : start + 256]
-            values, log_prob, _ = policy.evaluate_actions(obs_t[idx], chosen_t[idx], action_masks=masks[idx])
-            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), returns_t[idx])
+        order, agree = rng.permutation(len(obs)), 0
+        for b in range(batches):
+            idx = order[b * 512 : (b + 1) * 512]
+            mask = np.unpackbits(masks[idx], axis=1, count=masks.shape[1] * 8)[:, : policy.action_space.n]
+            values, log_prob, _ = policy.evaluate_actions(
+                torch.as_tensor(obs[idx], dtype=torch.float32), torch.as_tensor(chosen[idx]), action_masks=mask
+            )
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), torch.as_tensor(returns[idx]))
+            loss = -log_prob.mean() + 0.5 * value_loss
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            agree += float((log_prob > np.log(0.5)).float().sum())
-        print(f"imitation epoch {epoch + 1}/{cfg.pretrain_epochs}: {len(obs)} decisions, "
-              f"{agree / len(obs):.0%} chosen with p > 0.5")  # fmt: skip
+            schedule.step()
+            agree += int((log_prob > np.log(0.5)).sum())
+        print(f"imitation epoch {epoch + 1}/{cfg.pretrain_epochs}: {agree / len(obs):.0%} of the teacher's "
+              f"choices with p > 0.5 ({time.time() - start:.0f} s)")  # fmt: skip
+    torch.set_num_threads(1)
 
 
 # ------------------------------------------------------------------------------ checkpoints
@@ -217,10 +250,13 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
             "MlpPolicy", envs, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
             n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
             ent_coef=cfg.ent_coef, seed=cfg.seed, tensorboard_log=cfg.logs_dir, verbose=0,
-            policy_kwargs={"net_arch": {"pi": cfg.hidden, "vf": cfg.hidden}, "activation_fn": torch.nn.Tanh},
+            policy_kwargs={"net_arch": {"pi": cfg.hidden, "vf": cfg.hidden},
+                           "activation_fn": torch_activation(cfg.activation)},
         )  # fmt: skip
         if cfg.pretrain_games:
             imitate(model, cfg)
+            export_bot(model, cfg, run_dir / "imitation")  # the warm start alone, to compare with
+            save_resume(model, cfg, run_dir)  # a kill from here on keeps the imitation
     remaining = cfg.total_steps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=make_callback(cfg, run_dir), tb_log_name=cfg.run,

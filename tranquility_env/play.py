@@ -28,9 +28,8 @@ from tranquility_env.replay import ReplayWriter, games, read
 from tranquility_env.views import seat_view
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
-# The shipped learned bot of each player count (base game): the better one where several were
-# trained (README, "Results").
-SHIPPED_BOTS = {1: "p1", 2: "p2", 3: "p3_mappo", 4: "p4", 5: "p5"}
+# The shipped learned bot of each player count (base game; README, "Results").
+SHIPPED_BOTS = {1: "p1", 2: "p2", 3: "p3", 4: "p4", 5: "p5"}
 
 
 def cost(game: Game, action: int) -> str:
