@@ -239,5 +239,5 @@ def test_cached_mountain_block_is_never_stale() -> None:
         for game in games:
             for seat in range(game.config.players):
                 cached = encoding.observation(game, seat)
-                encoding._last_block = encoding._last_facts = ()
+                encoding._last_block = encoding._last_derived = ()
                 assert cached.tobytes() == encoding.observation(game, seat).tobytes()

@@ -162,12 +162,10 @@ def _private(game: Game, seat: int, out: np.ndarray) -> None:
     hand, discard = game.hands[seat], game.discards[seat]
     out[:K] = np.bincount(hand, minlength=K) if hand else 0
     out[K : 2 * K] = np.bincount(discard, minlength=K) if discard else 0
-    fit = out[_PRIV["hand fit"] : _PRIV["hand best fit"]].reshape(A, ROWS)
-    fit[:] = 0
-    in_hand = out[:A] > 0
-    for r, left_colour, ref in _open_slot_facts(game.mountain, game.row_len):
-        fit[:, r - 1] = _fit_column(r, left_colour, ref) * in_hand
-    out[_PRIV["hand best fit"] : _PRIV["unseen"]] = fit.max(axis=1)
+    in_hand = (out[:A] > 0)[:, None]
+    _, fit, best = _open_slots_derived(game.mountain, game.row_len)
+    np.multiply(fit, in_hand, out=out[_PRIV["hand fit"] : _PRIV["hand best fit"]].reshape(A, ROWS))
+    np.multiply(best, in_hand[:, 0], out=out[_PRIV["hand best fit"] : _PRIV["unseen"]])
     out[_PRIV["unseen"] :] = unseen_in_game(game, seat)
 
 
@@ -181,27 +179,26 @@ def _fit_column(r: int, left_colour: int, ref: int) -> np.ndarray:
     return column
 
 
-# The open slots' facts of the last mountain seen, and the 'open rows' block made from them: one
-# decision asks for both, and payments and discards leave the mountain as it was.
-_last_facts: tuple = ()
+# What the last mountain seen says about its open slots: the 'open rows' block, and the fit of
+# every Ascent kind on them (the 'hand fit' and 'hand best fit' blocks before the hand masks
+# them). One decision asks for all; payments and discards leave the mountain as it was.
+_last_derived: tuple = ()
 
 
-def _open_slot_facts(mountain: list[int], row_len: list[int]) -> list[tuple[int, int, int]]:
-    return _facts_and_rows(mountain, row_len)[0]
-
-
-def _facts_and_rows(mountain: list[int], row_len: list[int]) -> tuple[list[tuple[int, int, int]], list[float]]:
-    global _last_facts
-    last = _last_facts
+def _open_slots_derived(mountain: list[int], row_len: list[int]) -> tuple[list[float], np.ndarray, np.ndarray]:
+    global _last_derived
+    last = _last_derived
     if last and last[0] == mountain:
-        return last[1], last[2]
-    facts = mountain_rules.open_slot_facts(mountain, row_len)
+        return last[1]
     rows = [0.0] * (ROWS * ROW_FEATURES)
-    for r, left_colour, ref in facts:
+    fit = np.zeros((A, ROWS), dtype=np.float32)
+    for r, left_colour, ref in mountain_rules.open_slot_facts(mountain, row_len):
         at = (r - 1) * ROW_FEATURES
         rows[at] = rows[at + 1 + ref] = rows[at + 15 + left_colour] = 1.0
-    _last_facts = (mountain[:], facts, rows)
-    return facts, rows
+        fit[:, r - 1] = _fit_column(r, left_colour, ref)
+    derived = (rows, fit, fit.max(axis=1))
+    _last_derived = (mountain[:], derived)
+    return derived
 
 
 # The small blocks after the mountain are built as one Python list and written to the array in
@@ -286,5 +283,5 @@ def _public(game: Game, viewer: int, out: np.ndarray) -> None:
     for seq, done in zip(game.objectives, game.achieved, strict=True):
         tail += _OBJECTIVE[seq, done]
     tail += _ABSENT_OBJECTIVES[len(game.objectives)]
-    tail += _facts_and_rows(game.mountain, game.row_len)[1]
+    tail += _open_slots_derived(game.mountain, game.row_len)[0]
     out[_TAIL_START:] = tail
