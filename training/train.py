@@ -131,9 +131,10 @@ def imitate(model: Any, cfg: TrainConfig) -> None:
     import torch
 
     start = time.time()
-    chunks = [(first, min(50, cfg.pretrain_games - first)) for first in range(0, cfg.pretrain_games, 50)]
+    firsts = range(0, cfg.pretrain_games, 50)  # chunks of 50 games
+    counts = [min(50, cfg.pretrain_games - first) for first in firsts]
     with ProcessPoolExecutor(cfg.n_envs, mp_context=get_context("spawn")) as pool:
-        parts = list(pool.map(teacher_games, *zip(*[(cfg, f, n) for f, n in chunks], strict=True)))
+        parts = list(pool.map(teacher_games, [cfg] * len(counts), firsts, counts))
     obs, masks, chosen, returns = (np.concatenate([part[i] for part in parts]) for i in range(4))
     print(f"imitation: {len(obs)} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
           f"({time.time() - start:.0f} s)")  # fmt: skip
