@@ -41,7 +41,8 @@ bench: $(VENV)/.bench
 results: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 \
-			--team random --team heuristic --team policy:checkpoints/p$$P/final || exit 1; \
+			--team random --team heuristic --team heuristic-no-search --team policy:checkpoints/p$$P/final \
+			|| exit 1; \
 	done
 
 clean:
