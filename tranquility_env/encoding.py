@@ -7,11 +7,11 @@ its own hand and discard pile, and public counts. ``OBSERVATION_LAYOUT`` and ``S
 list every block: (name, size, upper bound of each value, meaning); the env docstring prints the
 same table with index ranges.
 
-Beside the raw facts, three derived blocks say what a player works out at a glance: each row's
-open slot (its reference number and the colour it may not take), how well each card of the hand
-fits each open slot, and how many of each card this seat has not seen. A network could in
-principle learn them; given them, imitation of ``HeuristicBot`` agrees with it far more often
-(README, "Learned bots").
+Beside the raw facts, four derived blocks (v1) say what a player works out at a glance: each
+row's open slot (its reference number and the colour it may not take), how well each card of the
+hand fits each open slot and its best fit, and how many of each card this seat has not seen. A
+network could in principle learn them; given them, imitation of ``HeuristicBot`` agrees with it
+far more often and wins about three times as often (README, "The environment").
 """
 
 from __future__ import annotations
@@ -51,22 +51,12 @@ assert len(SLOT_LAYOUT) == SLOT_FEATURES
 PRIVATE_LAYOUT = [
     ("hand", K, 10, "own hand: count of each card kind (cards.py ids)"),
     ("discard", K, 10, "own discard pile: count of each card kind"),
-    (
-        "hand fit",
-        A * ROWS,
-        1,
-        "Ascent kind k (0..47) x row r (1..8): 1 - penalty / 13 if a card of that kind in "
-        "hand may be played to the row's open slot (P1, P2, P3), else 0",
-    ),
+    ("hand fit", A * ROWS, 1, "Ascent kind k (0..47) x row r (1..8): 1 - penalty / 13 if a card of that kind in "
+                              "hand may be played to the row's open slot (P1, P2, P3), else 0"),
     ("hand best fit", A, 1, "Ascent kind k: its best 'hand fit' over the rows (0: not in hand, or fits nowhere)"),
-    (
-        "unseen",
-        K,
-        10,
-        "cards this seat has not seen (not on the mountain, in its hand or discard pile, or "
-        "removed): count of each kind; the other hands, discard piles and decks hold them",
-    ),
-]
+    ("unseen", K, 10, "cards this seat has not seen (not on the mountain, in its hand or discard pile, or "
+                      "removed): count of each kind; the other hands, discard piles and decks hold them"),
+]  # fmt: skip
 PUBLIC_LAYOUT = [
     ("mountain", board.N_POS * SLOT_FEATURES, 12, "45 slots x 24 features (SLOT_LAYOUT)"),
     ("seats", MAX_PLAYERS * 5, 11, "per seat from the viewer on: present, to act, hand size, deck size / 10, "
