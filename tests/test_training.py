@@ -224,6 +224,20 @@ def test_imitation_learns_the_teachers_choices() -> None:
     assert before < 0.25 and after > before + 0.15, (before, after)  # measured: 0.19 -> 0.40
 
 
+@pytest.mark.parametrize(("override", "message"), [
+    ({"activation": "sigmoid"}, "'activation' must be one of"),
+    ({"pretrain_teacher": "genius"}, "unknown bot 'genius'"),
+    ({"pretrain_games": -1}, "'pretrain_games' must be >= 0"),
+    ({"pretrain_epochs": 0}, "'pretrain_epochs' must be at least 1"),
+    ({"hidden": [64, "wide"]}, "'hidden' must be list"),
+])  # fmt: skip
+def test_wrong_training_settings_are_refused(override: dict, message: str) -> None:
+    from training.train import TrainConfig
+
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**override)
+
+
 def test_config_files_are_valid() -> None:
     from training.common import load_config
     from training.mappo import MappoConfig
