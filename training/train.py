@@ -147,7 +147,7 @@ def imitate(model: Any, cfg: TrainConfig) -> None:
         order, agree = rng.permutation(len(obs)), 0
         for b in range(batches):
             idx = order[b * 512 : (b + 1) * 512]
-            mask = np.unpackbits(masks[idx], axis=1, count=masks.shape[1] * 8)[:, : policy.action_space.n]
+            mask = np.unpackbits(masks[idx], axis=1, count=policy.action_space.n)  # drop packbits' padding
             values, log_prob, _ = policy.evaluate_actions(
                 torch.as_tensor(obs[idx], dtype=torch.float32), torch.as_tensor(chosen[idx]), action_masks=mask
             )
