@@ -160,8 +160,9 @@ def bench_heuristic(games: int) -> None:
     from tranquility_env.bots import HeuristicBot
 
     print(f"HeuristicBot team, 3 players, one core; median seconds per game over {games} games")
-    medians = {}
-    for label, rollouts in (("value model alone (rollouts=0)", 0), ("with end-game search", 24)):
+    medians, searching = {}, HeuristicBot().rollouts
+    runs = (("value model alone (rollouts=0)", 0), (f"with end-game search ({searching} rollouts)", searching))
+    for label, rollouts in runs:
         seconds = []
         for i in range(games):
             game = Game.new({"players": 3}, 1_000_000 + i)
@@ -169,8 +170,8 @@ def bench_heuristic(games: int) -> None:
             play_until(game, [HeuristicBot(rollouts=rollouts, seed=i) for _ in range(3)])
             seconds.append(time.perf_counter() - start)
         medians[rollouts] = statistics.median(seconds)
-        print(f"{label:<32} | {medians[rollouts]:.4f} s")
-    print(f"ratio, search to value model alone: {medians[24] / medians[0]:.1f}")
+        print(f"{label:<36} | {medians[rollouts]:.4f} s")
+    print(f"ratio, search to value model alone: {medians[searching] / medians[0]:.1f}")
 
 
 if __name__ == "__main__":
