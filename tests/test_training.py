@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tranquility_env import Config, Game, actions
+from tranquility_env import Config, Game, actions, board, cards
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, _HeuristicTurn, make_bot
 from tranquility_env.checkpoint import CheckpointError, save
+from tranquility_env.mountain import EMPTY
 from tranquility_env.views import sample_game, seat_view, unseen_cards, unseen_in_game
 
 
@@ -79,6 +80,26 @@ def test_heuristic_rollouts_read_the_game_as_the_seat_view_would(config: dict) -
             checked += len(legal) > 1
             game.apply_action(direct.ranked()[0])
     assert checked > 100
+
+
+@pytest.mark.parametrize("left", [["G5"], ["G5", "CAMP-R"]])  # a campfire is skipped (C4)
+def test_heuristic_bridge_lock_is_the_least_replacement_penalty(left: list[str]) -> None:
+    """A card right of a bridge plays free (B2) but fixes the bridge's replacement (B3): the lock
+    is the least penalty left for it, half the distance to the reference, rounded up."""
+    mountain = [EMPTY] * board.N_POS
+    for c, name in enumerate([*left, "BRIDGE"]):
+        mountain[c] = cards.parse_card(name, goats=False)
+    beside, after = len(left) + 1, len(left) + 2  # the slot right of the bridge, and one further
+    hand = [cards.parse_card(name, goats=False) for name in ("B5", "B6", "B9", "R12")]
+    turns = {w: _HeuristicTurn(HeuristicBot(rollouts=0, bridge_lock=w), [], mountain, hand, 0, [20, 20, 20], 0,
+                               EMPTY, True, np.zeros(cards.N_KINDS)) for w in (0.0, 2.0)}  # fmt: skip
+    locks = {cards.NAME[k]: turns[0.0].bridge_lock(k, beside) for k in hand}
+    assert locks == {"B5": 0, "B6": 1, "B9": 2, "R12": 4}
+    assert turns[0.0].bridge_lock(cards.parse_card("B9", goats=False), after) == 0  # no bridge to its left
+    for name, lock in locks.items():
+        card = cards.parse_card(name, goats=False)
+        extra = turns[2.0].value_of_play(card, beside) - turns[0.0].value_of_play(card, beside)
+        assert extra == pytest.approx(2.0 * lock)
 
 
 def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:
