@@ -332,16 +332,17 @@ class _HeuristicTurn:
         rest.remove(card)
         progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
         progress += bot.open_bonus * (len(slots) - len(self.slots))  # rows growing evenly keep slots open
-        return self.after(rest, penalty, slots, 1 + penalty) - progress + bot.bridge_lock * self.bridge_lock(card, p)
+        value = self.after(rest, penalty, slots, 1 + penalty) - progress
+        return value + bot.bridge_lock * self.bridge_lock(card, p) if bot.bridge_lock else value
 
     def bridge_lock(self, card: int, p: int) -> int:
         """The least a card will pay to replace the bridge left of empty slot ``p`` once ``card``
         stands at ``p`` (B3: the larger of its differences to both sides), 0 with no bridge there.
         The play itself is free (B2), which tempts the value model to lock the bridge in."""
-        if p == board.ROW_START[board.POS_ROW[p]] or self.mountain[p - 1] != cards.BRIDGE:
+        first_of_row = p == board.ROW_START[board.POS_ROW[p]]
+        if self.mountain[p] != mrules.EMPTY or first_of_row or self.mountain[p - 1] != cards.BRIDGE:
             return 0
-        ref = mrules.left_reference(self.mountain, p - 1)
-        return (abs(cards.NUMBER[card] - ref) + 1) // 2 if ref and self.mountain[p] == mrules.EMPTY else 0
+        return (mrules.difference(card, mrules.left_reference(self.mountain, p - 1)) + 1) // 2  # 0 with no reference
 
     # --- choosing
     def ranked(self) -> list[int]:
