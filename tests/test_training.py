@@ -102,6 +102,30 @@ def test_heuristic_bridge_lock_is_the_least_replacement_penalty(left: list[str])
         assert extra == pytest.approx(2.0 * lock)
 
 
+def test_heuristic_reach_values_cards_by_the_empty_slots_they_may_fill() -> None:
+    """With rows 1-3 full, a 4 may fill only row 4's empty slots (P1) while a 12 may fill every
+    one, so a 4 is worth less and is given up first; with ``reach`` 0 both are worth the same."""
+    mountain = [EMPTY] * board.N_POS
+    colours = "GBR"
+    for r in (1, 2, 3):
+        for c in range(board.ROW_SLOTS[r]):
+            mountain[board.ROW_START[r] + c] = cards.parse_card(f"{colours[c % 3]}{9 + (c % 2)}", goats=False)
+    hand = [cards.parse_card(name, goats=False) for name in ("G4", "G12")]
+    empty = sum(board.ROW_SLOTS[r] for r in range(4, board.ROWS + 1))
+    for weight in (0.0, 0.3):
+        turn = _HeuristicTurn(HeuristicBot(rollouts=0, reach=weight), [], mountain, hand, 0, [20, 20, 20], 0,
+                              EMPTY, True, np.zeros(cards.N_KINDS))  # fmt: skip
+        share = board.ROW_SLOTS[4] / empty
+        assert turn.reach_factor(hand[0]) == pytest.approx(1 - weight * (1 - share))
+        assert turn.reach_factor(hand[1]) == 1.0
+        worth = {cards.NAME[k]: w for w, k in turn.worths(hand, turn.slots)}
+        if weight:
+            assert worth["G4"] < worth["G12"]
+            assert turn.give_up(hand, 1, turn.slots) == [hand[0]]
+        else:
+            assert worth["G4"] == worth["G12"] == 1.0  # both play free on row 4's first slot
+
+
 def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:
     from tranquility_env import encoding
 
