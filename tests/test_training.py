@@ -126,6 +126,15 @@ def test_heuristic_reach_values_cards_by_the_empty_slots_they_may_fill() -> None
             assert worth["G4"] == worth["G12"] == 1.0  # both play free on row 4's first slot
 
 
+def test_heuristic_reach_is_off_solo_by_default() -> None:
+    mountain = [EMPTY] * board.N_POS
+    hand = [cards.parse_card("G4", goats=False)]
+    for holdings, weight in (([30], 0.0), ([20, 20], 0.3)):
+        turn = _HeuristicTurn(HeuristicBot(rollouts=0), [], mountain, hand, 0, holdings, 0, EMPTY, True,
+                              np.zeros(cards.N_KINDS))  # fmt: skip
+        assert turn.reach == weight
+
+
 def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:
     from tranquility_env import encoding
 

@@ -60,7 +60,9 @@ class HeuristicBot:
       0 (off), the value model alone won 32.5% against 28.7% at 5 players and 50.0% against
       47.6% at 3 (4,000 deals, seeds 600,000+), 41.7% against 39.0% at 4, and the same solo and
       at 2 (3,000 deals); with the search, 65.0% against 60.2% at 3 players (600 deals, seeds
-      700,000+) and 44.0% against 40.0% at 5 (400 deals).
+      700,000+) and 44.0% against 40.0% at 5 (400 deals). Solo it lost (the searching heuristic
+      61.2% against 64.0% on the 1,000 evaluation deals), so ``reach=None``, the default, is
+      0.3 with teammates and 0 solo.
     - **Scarcity**: a seat holding fewer cards (hand and deck, public sizes) than its teammates
       values its cards higher (``scarcity``), so the richer seats pay for the dear plays; and
       every card paid beyond two costs ``steep`` more, since a dear play drains one seat.
@@ -103,7 +105,7 @@ class HeuristicBot:
                  no_fit: float = 4.0, bridge_debt: float = 0.8, spare_margin: int = 2,
                  late_game: int = 34, fit_discount: float = 0.05, summit_from: int = 34,
                  scarcity: float = 2.0, steep: float = 1.0, open_bonus: float = 0.25,
-                 hand_decay: float = 0.5, bridge_lock: float = 0.3, reach: float = 0.3,
+                 hand_decay: float = 0.5, bridge_lock: float = 0.3, reach: float | None = None,
                  search_from: int | None = None,
                  candidates: int = 6, rollouts: int = 48, seed: int | None = None) -> None:  # fmt: skip
         self.scarcity = scarcity
@@ -174,6 +176,8 @@ _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 # 38 / 34 / 32: 3 players 50.8 / 51.5 / 56.2%, 4 players 46.7 / 51.5 / 53.5% (30), 5 players
 # 33.5 / 37.0 (35) / 39.3%, 38.2% from 28. Earlier costs more time than it gains.
 _SEARCH_FROM, _SEARCH_FROM_SOLO = 32, 30
+# HeuristicBot's default ``reach`` with teammates; solo it is 0 (it lost there, see the docstring).
+_REACH = 0.3
 
 
 _SUB_DECISIONS = {actions.PAY, actions.MOVE, actions.STEP, actions.STOP}
@@ -210,6 +214,7 @@ class _HeuristicTurn:
         self.reachable = [0]
         for r in range(1, board.ROWS + 1):
             self.reachable.append(self.reachable[-1] + board.ROW_SLOTS[r] - self.row_len[r])
+        self.reach = bot.reach if bot.reach is not None else (0.0 if len(holdings) == 1 else _REACH)
         self.summits_given_up = summits_given_up
         # Cards are dearer to a seat that holds fewer than its teammates (sizes are public): the
         # team loses when any seat runs dry, so the richer seats should pay for the dear plays.
@@ -317,7 +322,7 @@ class _HeuristicTurn:
         """1 for an Ascent card that may fill every empty slot, down to 1 - ``reach`` for one that
         may fill none (P1: a card numbered n stands in rows 1 .. n, and low rows fill first)."""
         share = self.reachable[min(cards.NUMBER[kind], board.ROWS)] / max(1, self.reachable[board.ROWS])
-        return 1.0 - self.bot.reach * (1.0 - share)
+        return 1.0 - self.reach * (1.0 - share)
 
     def give_up(self, hand: list[int], count: int, slots: list[tuple[int, int, int]]) -> list[int]:
         """The ``count`` least worth cards of ``hand`` (to pay or discard)."""
