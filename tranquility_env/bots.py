@@ -93,7 +93,7 @@ class HeuristicBot:
       on ``rollouts`` deals of the unseen cards (``views.sample_game``: what the seat cannot see
       is dealt at random, so the search never peeks), every seat then playing the value model,
       and the move with the best total (cards on the mountain, plus 10 a win) is made.
-      ``rollouts=0`` turns the search off (the value model alone, ~130x faster).
+      ``rollouts=0`` turns the search off (the value model alone, ~140x faster).
 
     The weights were tuned on 3-player games (deals apart from the evaluation seeds). On 600
     such deals (seeds 700,000+) and without ``bridge_lock``, 48 rollouts won 59.0% against
@@ -485,7 +485,7 @@ class PolicyBot:
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
-    alone, ~130x faster: for teammates inside training) or ``policy:PATH`` (a checkpoint folder)."""
+    alone, ~140x faster: for teammates inside training) or ``policy:PATH`` (a checkpoint folder)."""
     if spec == "random":
         return RandomBot(seed)
     if spec in ("heuristic", "heuristic-no-search"):
