@@ -208,9 +208,8 @@ class _HeuristicTurn:
         self.row_len = mrules.row_lengths(self.mountain)
         self.slots = mrules.open_slot_facts(self.mountain, self.row_len)
         self.filled = board.N_SLOTS - self.mountain[: board.N_SLOTS].count(mrules.EMPTY)
-        full = [self.row_len[r] >= board.ROW_SLOTS[r] for r in range(1, board.ROWS + 1)]
-        self.full_rows = full.index(False) if False in full else board.ROWS  # rows 1 .. this are full
-        # reachable[r]: the empty slots of rows 1 .. r, the ones a card numbered r or more may fill (P1).
+        # reachable[r]: the empty slots of rows 1 .. r, the ones a card numbered r or more may fill
+        # (P1); 0 when rows 1 .. r are full.
         self.reachable = [0]
         for r in range(1, board.ROWS + 1):
             self.reachable.append(self.reachable[-1] + board.ROW_SLOTS[r] - self.row_len[r])
@@ -291,7 +290,7 @@ class _HeuristicTurn:
 
     def dead(self, kind: int) -> bool:
         """An Ascent card every row of which (rows 1 .. its number) is full."""
-        return min(cards.NUMBER[kind], board.ROWS) <= self.full_rows
+        return self.reachable[min(cards.NUMBER[kind], board.ROWS)] == 0
 
     def keep_summit(self) -> bool:
         """Hold a Summit once the mountain is well under way, or once this seat gave one up."""
