@@ -213,11 +213,13 @@ def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest
     overrides = [
         "run=smoke", "total_steps=256", "n_steps=64", "batch_size=64", "n_epochs=1", "checkpoint_every=128",
         "eval_every=128", "eval_games=2", "final_eval_games=2", "hidden=[16]", "teammates={1: heuristic}",
-        "pretrain_games=2", "pretrain_epochs=1",
+        "pretrain_games=2", "pretrain_epochs=1", "dagger_rounds=1", "dagger_games=2", "dagger_epochs=1",
     ]  # fmt: skip
     train.main([*overrides, "--no-progress"])
     run = tmp_path / "checkpoints" / "smoke"
-    assert {"final", "step_128", "step_256", "resume.zip", "train_config.yaml"} <= {p.name for p in run.iterdir()}
+    assert {"final", "step_128", "step_256", "resume.zip", "train_config.yaml", "imitation", "dagger_0"} <= {
+        p.name for p in run.iterdir()
+    }
     assert list((tmp_path / "runs").glob("smoke_*/events.out.tfevents.*"))
     bot = PolicyBot.load(str(run / "final"))
     assert bot.about["steps"] == 256 and bot.config == Config(players=3)
@@ -243,7 +245,7 @@ def test_train_save_load_evaluate_and_resume(tmp_path: Path, monkeypatch: pytest
     assert len(report["cross_play"]["win_rate"]) == 2 and (tmp_path / "results" / "evaluation_p3.png").stat().st_size
 
 
-def test_imitation_learns_the_teachers_choices() -> None:
+def test_imitation_learns_the_teachers_choices(tmp_path: Path) -> None:
     """The warm start: after imitating the heuristic's value model on 60 games, the policy makes
     the teacher's choice far more often on new games than untrained."""
     import torch
@@ -274,13 +276,31 @@ def test_imitation_learns_the_teachers_choices() -> None:
     kwargs = {"net_arch": [64], "activation_fn": torch.nn.ReLU}
     model = MaskablePPO("MlpPolicy", TeamEnv(players=2), policy_kwargs=kwargs, seed=0)
     before = agreement(model)
-    imitate(model, cfg)
+    imitate(model, cfg, tmp_path)
     after = agreement(model)
     assert before < 0.25 and after > before + 0.15, (before, after)  # measured: 0.19 -> 0.40
 
 
+def test_dagger_games_are_played_by_the_policy_and_labelled_by_the_teacher() -> None:
+    from training.train import TrainConfig, teacher_games
+
+    cfg = TrainConfig(players=2, n_envs=1)
+    alone = teacher_games(cfg, 0, 2)
+    # the teacher playing its own labels is plain cloning, decision for decision
+    for mine, theirs in zip(alone, teacher_games(cfg, 0, 2, player="heuristic-no-search"), strict=True):
+        assert np.array_equal(mine, theirs)
+    # a random player reaches other states (and loses sooner); the labels are still the teacher's
+    obs, masks, chosen, returns = teacher_games(cfg, 0, 2, player="random")
+    assert len(obs) < len(alone[0]) and returns[0] < alone[3][0]
+    assert all(np.unpackbits(m)[a] for m, a in zip(masks, chosen, strict=True))
+    assert np.array_equal(obs[0], alone[0][0]) and chosen[0] == alone[2][0]  # the same first state and label
+
+
 @pytest.mark.parametrize(("override", "message"), [
     ({"activation": "sigmoid"}, "'activation' must be one of"),
+    ({"dagger_rounds": 1, "pretrain_games": 0}, "'dagger_rounds' needs 'pretrain_games' > 0"),
+    ({"dagger_rounds": -1}, "'dagger_rounds' must be >= 0"),
+    ({"dagger_games": 0}, "'dagger_games' must be at least 1"),
     ({"pretrain_teacher": "genius"}, "unknown bot 'genius'"),
     ({"pretrain_games": -1}, "'pretrain_games' must be >= 0"),
     ({"pretrain_epochs": 0}, "'pretrain_epochs' must be at least 1"),

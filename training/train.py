@@ -4,17 +4,17 @@ Readable top to bottom, CleanRL style: the config (a dataclass, read from YAML a
 key), the environments (``TeamEnv`` copies in subprocesses, one shared policy for every seat
 without a teammate bot), the model, the imitation warm start (the policy first learns to choose
 what a teacher bot chooses, by default the heuristic's value model, and the critic the returns
-of those games), a callback that logs the charts and saves checkpoints, then the PPO loop and a
-final evaluation.
+of those games; optionally DAgger rounds, in which the teacher labels the policy's own games),
+a callback that logs the charts and saves checkpoints, then the PPO loop and a final evaluation.
 
 - TensorBoard (``runs/<run>/``): ``charts/win_rate``, ``charts/cards_on_mountain``,
   ``charts/episode_length``, ``charts/penalty_discards``, ``charts/SPS``, ``eval/win_rate`` and
   SB3's losses.
 - Checkpoints (``checkpoints/<run>/``): a bot checkpoint (``checkpoint.py``: weights and JSON, no
-  pickle) after the warm start as ``imitation/``, every ``checkpoint_every`` steps as
-  ``step_<n>/`` and at the end as ``final/``; beside
-  them ``resume.zip`` (SB3's full trainer state, for ``--resume`` on your own machine only: it is
-  not a bot format and holds pickled objects) and ``train_config.yaml``.
+  pickle) after the warm start as ``imitation/`` (the policy that played each DAgger round as
+  ``dagger_<r>/``), every ``checkpoint_every`` steps as ``step_<n>/`` and at the end as
+  ``final/``; beside them ``resume.zip`` (SB3's full trainer state, for ``--resume`` on your own
+  machine only: it is not a bot format and holds pickled objects) and ``train_config.yaml``.
 - ``--resume`` continues a killed run from its last checkpoint (the warm start's included); only
   the steps since are lost.
 """
@@ -64,13 +64,20 @@ class TrainConfig(RunConfig):
     pretrain_teacher: str = "heuristic-no-search"  # a bot name (bots.make_bot)
     pretrain_epochs: int = 6
     pretrain_lr: float = 1e-3
+    dagger_rounds: int = 0  # after imitation: rounds in which the policy plays and the teacher labels
+    dagger_games: int = 5_000  # games a round
+    dagger_epochs: int = 2  # epochs on all the data gathered so far, after each round
 
-    AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "n_steps", "batch_size", "n_epochs", "n_envs", "pretrain_epochs")
+    AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "n_steps", "batch_size", "n_epochs", "n_envs", "pretrain_epochs",
+                    "dagger_games", "dagger_epochs")  # fmt: skip
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.pretrain_games < 0:
-            raise ValueError("train config 'pretrain_games' must be >= 0")
+        for key in ("pretrain_games", "dagger_rounds"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"train config {key!r} must be >= 0")
+        if self.dagger_rounds and not self.pretrain_games:
+            raise ValueError("train config 'dagger_rounds' needs 'pretrain_games' > 0 (DAgger starts from imitation)")
         make_bot(self.pretrain_teacher)  # validates the name
 
 
@@ -86,11 +93,13 @@ def make_env(cfg: TrainConfig, rank: int):
 
 
 # ------------------------------------------------------------------------------ imitation warm start
-def teacher_games(cfg: TrainConfig, first: int, count: int) -> tuple[np.ndarray, ...]:
-    """(observations as float16, masks packed to bits, actions, returns) of the policy seats'
-    decisions with more than one legal action, in ``count`` games (deals ``first``, ...) where
-    ``pretrain_teacher`` plays those seats and teammate seats keep their bots. Returns are the
-    discounted team rewards that TeamEnv would give, from each decision to the end."""
+def teacher_games(cfg: TrainConfig, first: int, count: int, player: str | None = None) -> tuple[np.ndarray, ...]:
+    """(observations as float16, masks packed to bits, teacher's actions, returns) of the policy
+    seats' decisions with more than one legal action, in ``count`` games (deals ``first``, ...).
+    Teammate seats keep their bots. ``pretrain_teacher`` labels every decision; it also plays
+    them, unless ``player`` (a bot name, for DAgger the policy so far) plays them instead, so the
+    teacher labels the states the policy itself reaches. Returns are the discounted team rewards
+    that TeamEnv would give, from each decision to the end of the game played."""
     from tranquility_env import Game, encoding
     from tranquility_env.views import LazySeatView
 
@@ -98,13 +107,15 @@ def teacher_games(cfg: TrainConfig, first: int, count: int) -> tuple[np.ndarray,
     obs, masks, chosen, returns = [], [], [], []
     for i in range(first, first + count):
         game = Game.new(config, 7_000_000 + cfg.seed * 100_000 + i)
-        bots = {s: make_bot(cfg.teammates.get(s, cfg.pretrain_teacher), i * 10 + s) for s in range(config.players)}
+        teachers = {s: make_bot(cfg.teammates.get(s, cfg.pretrain_teacher), i * 10 + s) for s in range(config.players)}
+        own = [s for s in range(config.players) if s not in cfg.teammates]
+        players = {s: make_bot(player, i * 10 + s) for s in own} if player else {}
         rewards: list[float] = []
         while game.status == "ongoing":
             seat, before = game.current, game.cards_on_mountain()
             o, m = encoding.observation(game, seat), encoding.action_mask(game, seat)
-            action = bots[seat].act(o, m, LazySeatView(game, seat))
-            game.apply_action(action)
+            label = teachers[seat].act(o, m, LazySeatView(game, seat))
+            game.apply_action(players[seat].act(o, m, LazySeatView(game, seat)) if seat in players else label)
             reward = (game.status == "won") + cfg.reward_shaping * (game.cards_on_mountain() - before) / 44
             if seat in cfg.teammates or m.sum() == 1:
                 if rewards:
@@ -112,7 +123,7 @@ def teacher_games(cfg: TrainConfig, first: int, count: int) -> tuple[np.ndarray,
                 continue
             obs.append(o.astype(np.float16))
             masks.append(np.packbits(m))
-            chosen.append(action)
+            chosen.append(label)
             rewards.append(reward)
         backwards, g = [], 0.0
         for r in reversed(rewards):
@@ -122,28 +133,30 @@ def teacher_games(cfg: TrainConfig, first: int, count: int) -> tuple[np.ndarray,
     return np.array(obs), np.array(masks), np.array(chosen), np.array(returns, dtype=np.float32)
 
 
-def imitate(model: Any, cfg: TrainConfig) -> None:
-    """Behaviour cloning before PPO: cross-entropy on the teacher's choices (masked), and the
-    critic regressed on the returns of those games. The games are played on ``n_envs`` processes."""
+def gather(cfg: TrainConfig, first: int, games: int, player: str | None = None) -> list[np.ndarray]:
+    """``teacher_games`` in chunks of 50 games on ``n_envs`` processes."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
+    firsts = range(first, first + games, 50)
+    counts = [min(50, first + games - f) for f in firsts]
+    with ProcessPoolExecutor(cfg.n_envs, mp_context=get_context("spawn")) as pool:
+        n = len(counts)
+        parts = list(pool.map(teacher_games, [cfg] * n, firsts, counts, [player] * n))
+    return [np.concatenate([part[i] for part in parts]) for i in range(4)]
+
+
+def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label: str) -> None:
+    """Cross-entropy on the teacher's choices (masked) and the critic regressed on the returns."""
     import torch
 
-    start = time.time()
-    firsts = range(0, cfg.pretrain_games, 50)  # chunks of 50 games
-    counts = [min(50, cfg.pretrain_games - first) for first in firsts]
-    with ProcessPoolExecutor(cfg.n_envs, mp_context=get_context("spawn")) as pool:
-        parts = list(pool.map(teacher_games, [cfg] * len(counts), firsts, counts))
-    obs, masks, chosen, returns = (np.concatenate([part[i] for part in parts]) for i in range(4))
-    print(f"imitation: {len(obs)} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
-          f"({time.time() - start:.0f} s)")  # fmt: skip
+    obs, masks, chosen, returns = data
     torch.set_num_threads(cfg.n_envs)  # the env copies are idle meanwhile
-    policy, rng = model.policy, np.random.default_rng(cfg.seed)
+    policy, rng, start = model.policy, np.random.default_rng(cfg.seed), time.time()
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.pretrain_lr)
     batches = -(-len(obs) // 512)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, cfg.pretrain_epochs * batches)
-    for epoch in range(cfg.pretrain_epochs):
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * batches)
+    for epoch in range(epochs):
         order, agree = rng.permutation(len(obs)), 0
         for b in range(batches):
             idx = order[b * 512 : (b + 1) * 512]
@@ -158,9 +171,30 @@ def imitate(model: Any, cfg: TrainConfig) -> None:
             optimizer.step()
             schedule.step()
             agree += int((log_prob > np.log(0.5)).sum())
-        print(f"imitation epoch {epoch + 1}/{cfg.pretrain_epochs}: {agree / len(obs):.0%} of the teacher's "
+        print(f"{label} epoch {epoch + 1}/{epochs}: {agree / len(obs):.0%} of the teacher's "
               f"choices with p > 0.5 ({time.time() - start:.0f} s)")  # fmt: skip
     torch.set_num_threads(1)
+
+
+def imitate(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
+    """Behaviour cloning before PPO: ``pretrain_games`` games of the teacher, then ``dagger_rounds``
+    of DAgger (Ross et al., 2011): the policy so far (saved as ``dagger_<r>/``, so ``dagger_0/``
+    is plain cloning) plays ``dagger_games`` games, the teacher labels each of its decisions, and
+    the policy is fitted again on everything gathered. Plain cloning only sees the teacher's
+    states, so the policy's own mistakes lead it where it never learned what to do."""
+    start = time.time()
+    data = gather(cfg, 0, cfg.pretrain_games)
+    print(f"imitation: {len(data[0])} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
+          f"({time.time() - start:.0f} s)")  # fmt: skip
+    fit(model, cfg, data, cfg.pretrain_epochs, "imitation")
+    for r in range(cfg.dagger_rounds):
+        player = export_bot(model, cfg, run_dir / f"dagger_{r}")  # the policy that plays round r
+        first = cfg.pretrain_games + r * cfg.dagger_games  # new deals every round
+        more = gather(cfg, first, cfg.dagger_games, f"policy:{player}")
+        data = [np.concatenate([old, new]) for old, new in zip(data, more, strict=True)]
+        print(f"DAgger round {r + 1}/{cfg.dagger_rounds}: {len(more[0])} decisions of the policy, labelled "
+              f"by {cfg.pretrain_teacher} ({time.time() - start:.0f} s)")  # fmt: skip
+        fit(model, cfg, data, cfg.dagger_epochs, f"DAgger round {r + 1}")
 
 
 # ------------------------------------------------------------------------------ checkpoints
@@ -255,7 +289,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
                            "activation_fn": torch_activation(cfg.activation)},
         )  # fmt: skip
         if cfg.pretrain_games:
-            imitate(model, cfg)
+            imitate(model, cfg, run_dir)
             export_bot(model, cfg, run_dir / "imitation")  # the warm start alone, to compare with
             save_resume(model, cfg, run_dir)  # a kill from here on keeps the imitation
     remaining = cfg.total_steps - model.num_timesteps
