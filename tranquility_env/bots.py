@@ -95,7 +95,8 @@ class HeuristicBot:
       and the move with the best total (cards on the mountain, plus 10 a win) is made.
       ``rollouts=None`` (the default) is 96 with 5 players, where a seat sees the least and the
       samples differ most (51.5% against 44.0% with 48, 400 deals, seeds 700,000+), and 48
-      otherwise; ``rollouts=0`` turns the search off (the value model alone, ~140x faster).
+      otherwise (at 4 players 96 won 56.8% against 55.0%, within the noise, at twice the
+      cost); ``rollouts=0`` turns the search off (the value model alone, ~140x faster).
 
     The weights were tuned on 3-player games (deals apart from the evaluation seeds). On 600
     such deals (seeds 700,000+) and without ``bridge_lock``, 48 rollouts won 59.0% against
@@ -186,7 +187,8 @@ _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 # 33.5 / 37.0 (35) / 39.3%, 38.2% from 28. Earlier costs more time than it gains.
 _SEARCH_FROM, _SEARCH_FROM_SOLO = 32, 30
 # HeuristicBot's default rollouts a candidate: _ROLLOUTS_MANY from _MANY_FROM players on. At 5
-# players (400 deals, seeds 700,000+, with ``reach``) 96 won 51.5% against 44.0% with 48.
+# players (400 deals, seeds 700,000+, with ``reach``) 96 won 51.5% against 44.0% with 48; at 4
+# players 56.8% against 55.0%, within the noise for twice the search time.
 _ROLLOUTS, _ROLLOUTS_MANY, _MANY_FROM = 48, 96, 5
 # HeuristicBot's default ``reach`` with teammates; solo it is 0 (it lost there, see the docstring).
 _REACH = 0.3
