@@ -114,8 +114,9 @@ def teacher_games(cfg: TrainConfig, first: int, count: int, player: str | None =
         while game.status == "ongoing":
             seat, before = game.current, game.cards_on_mountain()
             o, m = encoding.observation(game, seat), encoding.action_mask(game, seat)
-            label = teachers[seat].act(o, m, LazySeatView(game, seat))
-            game.apply_action(players[seat].act(o, m, LazySeatView(game, seat)) if seat in players else label)
+            view = LazySeatView(game, seat)
+            label = teachers[seat].act(o, m, view)
+            game.apply_action(players[seat].act(o, m, view) if seat in players else label)
             reward = (game.status == "won") + cfg.reward_shaping * (game.cards_on_mountain() - before) / 44
             if seat in cfg.teammates or m.sum() == 1:
                 if rewards:
