@@ -146,6 +146,12 @@ class HeuristicBot:
             return self.search(view, ranked[: self.candidates])
         return ranked[0]
 
+    def reach_for(self, players: int) -> float:
+        """``reach``; by default (None) 0.3 with teammates and 0 solo, where it lost."""
+        if self.reach is not None:
+            return self.reach
+        return 0.0 if players == 1 else _REACH
+
     def rollouts_for(self, players: int) -> int:
         """``rollouts``; by default (None) 96 with 5 players, where the most cards are hidden from
         a seat, and 48 otherwise."""
@@ -227,7 +233,7 @@ class _HeuristicTurn:
         self.reachable = [0]
         for r in range(1, board.ROWS + 1):
             self.reachable.append(self.reachable[-1] + board.ROW_SLOTS[r] - self.row_len[r])
-        self.reach = bot.reach if bot.reach is not None else (0.0 if len(holdings) == 1 else _REACH)
+        self.reach = bot.reach_for(len(holdings))
         self.summits_given_up = summits_given_up
         # Cards are dearer to a seat that holds fewer than its teammates (sizes are public): the
         # team loses when any seat runs dry, so the richer seats should pay for the dear plays.
