@@ -94,9 +94,11 @@ class HeuristicBot:
       is dealt at random, so the search never peeks), every seat then playing the value model,
       and the move with the best total (cards on the mountain, plus 10 a win) is made.
       ``rollouts=None`` (the default) is 96 with 5 players, where a seat sees the least and the
-      samples differ most (51.5% against 44.0% with 48, 400 deals, seeds 700,000+), and 48
-      otherwise (at 4 players 96 won 56.8% against 55.0%, within the noise, at twice the
-      cost); ``rollouts=0`` turns the search off (the value model alone, ~140x faster).
+      samples differ most (51.5% against 44.0% with 48, 400 deals, seeds 700,000+), and solo,
+      where the search starts earliest and plays out the longest (62.0% against 59.0%, 300
+      deals); 48 otherwise (at 4 players 96 won 56.8% against 55.0%, within the noise, at
+      twice the cost); ``rollouts=0`` turns the search off (the value model alone, ~140x
+      faster).
 
     The weights were tuned on 3-player games (deals apart from the evaluation seeds). On 600
     such deals (seeds 700,000+) and without ``bridge_lock``, 48 rollouts won 59.0% against
@@ -153,11 +155,11 @@ class HeuristicBot:
         return 0.0 if players == 1 else _REACH
 
     def rollouts_for(self, players: int) -> int:
-        """``rollouts``; by default (None) 96 with 5 players, where the most cards are hidden from
-        a seat, and 48 otherwise."""
+        """``rollouts``; by default (None) 96 solo, where the search starts earliest, and with 5
+        players, where the most cards are hidden from a seat; 48 otherwise."""
         if self.rollouts is not None:
             return self.rollouts
-        return _ROLLOUTS_MANY if players >= _MANY_FROM else _ROLLOUTS
+        return _ROLLOUTS[players]
 
     def search(self, view: Mapping[str, Any], candidates: list[int]) -> int:
         """The candidate with the best total over ``rollouts`` sampled deals of the unseen cards
@@ -192,10 +194,11 @@ _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 # 38 / 34 / 32: 3 players 50.8 / 51.5 / 56.2%, 4 players 46.7 / 51.5 / 53.5% (30), 5 players
 # 33.5 / 37.0 (35) / 39.3%, 38.2% from 28. Earlier costs more time than it gains.
 _SEARCH_FROM, _SEARCH_FROM_SOLO = 32, 30
-# HeuristicBot's default rollouts a candidate: _ROLLOUTS_MANY from _MANY_FROM players on. At 5
-# players (400 deals, seeds 700,000+, with ``reach``) 96 won 51.5% against 44.0% with 48; at 4
-# players 56.8% against 55.0%, within the noise for twice the search time.
-_ROLLOUTS, _ROLLOUTS_MANY, _MANY_FROM = 48, 96, 5
+# HeuristicBot's default rollouts a candidate, by player count. 96 against 48: at 5 players won
+# 51.5% against 44.0% (400 deals, seeds 700,000+) and 48.7% against 46.5% on the 1,000 evaluation
+# deals; solo 62.0% against 59.0% (300 deals, seeds 700,000+) and 65.0% against 64.0% on the
+# evaluation deals; at 4 players 56.8% against 55.0%, within the noise for twice the search time.
+_ROLLOUTS = {1: 96, 2: 48, 3: 48, 4: 48, 5: 96}
 # HeuristicBot's default ``reach`` with teammates; solo it is 0 (it lost there, see the docstring).
 _REACH = 0.3
 
