@@ -126,13 +126,23 @@ def test_heuristic_reach_values_cards_by_the_empty_slots_they_may_fill() -> None
             assert worth["G4"] == worth["G12"] == 1.0  # both play free on row 4's first slot
 
 
-def test_heuristic_reach_is_off_solo_by_default() -> None:
+def test_heuristic_weights_by_player_count() -> None:
+    """Solo the value model has its own ``reach``, ``open_bonus`` and ``steep`` (``_BY_PLAYERS``);
+    a weight given to the constructor holds at every player count."""
     mountain = [EMPTY] * board.N_POS
-    hand = [cards.parse_card("G4", goats=False)]
-    for holdings, weight in (([30], 0.0), ([20, 20], 0.3)):
-        turn = _HeuristicTurn(HeuristicBot(rollouts=0), [], mountain, hand, 0, holdings, 0, EMPTY, True,
-                              np.zeros(cards.N_KINDS))  # fmt: skip
-        assert turn.reach == weight
+    hand = [cards.parse_card(name, goats=False) for name in ("G4", "B5", "R6", "G7")]
+
+    def turn(bot: HeuristicBot, holdings: list[int]) -> _HeuristicTurn:
+        return _HeuristicTurn(bot, [], mountain, hand, 0, holdings, 0, EMPTY, True, np.zeros(cards.N_KINDS))
+
+    for holdings, weights in (([30], (0.0, 0.0, 0.5)), ([20, 20], (0.3, 0.25, 1.0)), ([9] * 5, (0.3, 0.25, 1.0))):
+        t = turn(HeuristicBot(rollouts=0), holdings)
+        assert (t.reach, t.open_bonus, t.steep) == weights
+        given = turn(HeuristicBot(rollouts=0, reach=0.1, open_bonus=0.5, steep=2.0), holdings)
+        assert (given.reach, given.open_bonus, given.steep) == (0.1, 0.5, 2.0)
+    # steep is what a fourth card paid costs beyond the worth of the cards given up
+    flat, steep = (turn(HeuristicBot(rollouts=0, steep=w), [30]) for w in (0.0, 2.0))
+    assert steep.after(hand, 4, steep.slots, 0) - flat.after(hand, 4, flat.slots, 0) == pytest.approx(2 * 2.0)
 
 
 def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:
@@ -198,9 +208,9 @@ def test_a_tampered_tensor_with_a_matching_hash_but_wrong_shape_is_refused(tmp_p
 
 
 def test_bot_names() -> None:
-    assert make_bot("heuristic").rollouts_for(3) > 0 and make_bot("heuristic-no-search").rollouts_for(3) == 0
-    searching = make_bot("heuristic")
-    assert searching.rollouts_for(5) == searching.rollouts_for(1) > searching.rollouts_for(3)
+    searching, plain = make_bot("heuristic"), make_bot("heuristic-no-search")
+    assert searching.setting("rollouts", 3) > 0 and plain.setting("rollouts", 3) == 0
+    assert searching.setting("rollouts", 5) == searching.setting("rollouts", 1) > searching.setting("rollouts", 3)
     for name in ("clever", "policy:", "Heuristic", "heuristic-"):
         with pytest.raises(ValueError, match="unknown bot"):
             make_bot(name)

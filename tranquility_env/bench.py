@@ -160,7 +160,7 @@ def bench_heuristic(games: int) -> None:
     from tranquility_env.bots import HeuristicBot
 
     print(f"HeuristicBot team, 3 players, one core; median seconds per game over {games} games")
-    medians, searching = {}, HeuristicBot().rollouts_for(3)
+    medians, searching = {}, int(HeuristicBot().setting("rollouts", 3))
     runs = (("value model alone (rollouts=0)", 0), (f"with end-game search ({searching} rollouts)", searching))
     for label, rollouts in runs:
         seconds = []

@@ -65,14 +65,16 @@ class HeuristicBot:
       0.3 with teammates and 0 solo.
     - **Scarcity**: a seat holding fewer cards (hand and deck, public sizes) than its teammates
       values its cards higher (``scarcity``), so the richer seats pay for the dear plays; and
-      every card paid beyond two costs ``steep`` more, since a dear play drains one seat.
+      every card paid beyond two costs ``steep`` more (1, solo 0.5), since a dear play drains
+      one seat.
     - **Future cost** of a hand: each card's cheapest penalty on the slots open after the move
       (``no_fit`` if none fits), cheapest first and weighted ``hand_decay`` ** i (one card is
       played a turn), so plays that keep twins playable or open a new row (its first card is
       free) are preferred. **E** is the expected cheapest penalty of a card this seat has not
       seen (``views.unseen_counts``).
     - **Open slots**: a play that leaves more rows open (rows growing evenly, each resting on a
-      longer row below) earns ``open_bonus`` a slot; more open slots, more cheap plays later.
+      longer row below) earns ``open_bonus`` a slot (0.25, solo 0); more open slots, more cheap
+      plays later.
     - **Summit** whenever legal. A seat may give up one Summit early; from ``summit_from`` cards
       on the mountain (or after giving one up) it keeps one.
     - **Bridges** are played while fewer than ``late_game`` slots are filled, at a debt of
@@ -100,8 +102,14 @@ class HeuristicBot:
       twice the cost); ``rollouts=0`` turns the search off (the value model alone, ~140x
       faster).
 
-    The weights were tuned on 3-player games (deals apart from the evaluation seeds). On 600
-    such deals (seeds 700,000+) and without ``bridge_lock``, 48 rollouts won 59.0% against
+    The weights were tuned on 3-player games (deals apart from the evaluation seeds), and two of
+    them again solo, where no teammate shares the plays: with ``open_bonus`` 0 and ``steep`` 0.5
+    (``steep=None`` and ``open_bonus=None``, the defaults, take them solo) the value model alone
+    won 31.8% against 28.8% (8,000 deals, seeds 800,000+; picked by changing one weight at a time,
+    then two, on 4,000 deals, seeds 600,000+) and 31.3% against 29.1% on the 1,000 evaluation
+    deals, and with the search 67.3% against 62.0% (300 deals, seeds 700,000+) and 66.6% against
+    65.0% on the evaluation deals. On 600
+    3-player deals (seeds 700,000+) and without ``bridge_lock``, 48 rollouts won 59.0% against
     53.7% with 24; searching over payments and two more discard pairs as well won 56.8%, so the
     search keeps to the value model's choice there. See the README for win rates.
     """
@@ -109,7 +117,7 @@ class HeuristicBot:
     def __init__(self, lookahead: float = 0.1, progress: float = 1.5, draw_cost: float = 0.5,
                  no_fit: float = 4.0, bridge_debt: float = 0.8, spare_margin: int = 2,
                  late_game: int = 34, fit_discount: float = 0.05, summit_from: int = 34,
-                 scarcity: float = 2.0, steep: float = 1.0, open_bonus: float = 0.25,
+                 scarcity: float = 2.0, steep: float | None = None, open_bonus: float | None = None,
                  hand_decay: float = 0.5, bridge_lock: float = 0.3, reach: float | None = None,
                  search_from: int | None = None,
                  candidates: int = 6, rollouts: int | None = None, seed: int | None = None) -> None:  # fmt: skip
@@ -141,25 +149,17 @@ class HeuristicBot:
             return legal[0]
         turn = _HeuristicTurn.from_view(view, legal, self)
         ranked = turn.ranked()
-        start = self.search_from
-        if start is None:
-            start = _SEARCH_FROM_SOLO if len(view["players"]) == 1 else _SEARCH_FROM
-        if self.rollouts_for(len(view["players"])) and len(ranked) > 1 and turn.filled >= start:
+        players = len(view["players"])
+        searching = self.setting("rollouts", players) and turn.filled >= self.setting("search_from", players)
+        if searching and len(ranked) > 1:
             return self.search(view, ranked[: self.candidates])
         return ranked[0]
 
-    def reach_for(self, players: int) -> float:
-        """``reach``; by default (None) 0.3 with teammates and 0 solo, where it lost."""
-        if self.reach is not None:
-            return self.reach
-        return 0.0 if players == 1 else _REACH
-
-    def rollouts_for(self, players: int) -> int:
-        """``rollouts``; by default (None) 96 solo, where the search starts earliest, and with 5
-        players, where the most cards are hidden from a seat; 48 otherwise."""
-        if self.rollouts is not None:
-            return self.rollouts
-        return _ROLLOUTS[players]
+    def setting(self, name: str, players: int) -> float:
+        """The value of a player-count dependent setting (``search_from``, ``rollouts``,
+        ``reach``, ``open_bonus``, ``steep``): as given, or by default (None) ``_BY_PLAYERS``'s."""
+        value = getattr(self, name)
+        return _BY_PLAYERS[name][players] if value is None else value
 
     def search(self, view: Mapping[str, Any], candidates: list[int]) -> int:
         """The candidate with the best total over ``rollouts`` sampled deals of the unseen cards
@@ -167,7 +167,7 @@ class HeuristicBot:
         with this strategy without search. A game's score: the cards on the mountain at its end,
         plus ``_WIN_SCORE`` if won. Ties go to the candidate the value model ranks first."""
         rng = random.Random(f"{self.seed}/{view['turn']}/{view['seat']}")
-        worlds = [sample_game(view, rng) for _ in range(self.rollouts_for(len(view["players"])))]
+        worlds = [sample_game(view, rng) for _ in range(int(self.setting("rollouts", len(view["players"]))))]
 
         def score(action: int) -> int:
             total = 0
@@ -188,19 +188,28 @@ class HeuristicBot:
 
 
 _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
-# Cards on the mountain from which HeuristicBot searches by default (win rates on 600 deals
-# apart from the evaluation seeds; 400 solo). Solo hides only the deck's order, so rollouts judge
-# well from earlier on: solo 53.5% from 34, 59.0% from 30, 56.5% from 26. With teammates, from
-# 38 / 34 / 32: 3 players 50.8 / 51.5 / 56.2%, 4 players 46.7 / 51.5 / 53.5% (30), 5 players
-# 33.5 / 37.0 (35) / 39.3%, 38.2% from 28. Earlier costs more time than it gains.
-_SEARCH_FROM, _SEARCH_FROM_SOLO = 32, 30
-# HeuristicBot's default rollouts a candidate, by player count. 96 against 48: at 5 players won
-# 51.5% against 44.0% (400 deals, seeds 700,000+) and 48.7% against 46.5% on the 1,000 evaluation
-# deals; solo 62.0% against 59.0% (300 deals, seeds 700,000+) and 65.0% against 64.0% on the
-# evaluation deals; at 4 players 56.8% against 55.0%, within the noise for twice the search time.
-_ROLLOUTS = {1: 96, 2: 48, 3: 48, 4: 48, 5: 96}
-# HeuristicBot's default ``reach`` with teammates; solo it is 0 (it lost there, see the docstring).
-_REACH = 0.3
+# HeuristicBot's defaults that depend on the player count: a setting left None in the
+# constructor takes its value here (``HeuristicBot.setting``). Solo, a seat sees every card but
+# its deck's order, and no teammate shares the cost of the plays.
+_BY_PLAYERS: dict[str, dict[int, float]] = {
+    # Cards on the mountain from which the search starts (win rates on 600 deals apart from the
+    # evaluation seeds; 400 solo). Solo hides only the deck's order, so rollouts judge well from
+    # earlier on: solo 53.5% from 34, 59.0% from 30, 56.5% from 26. With teammates, from
+    # 38 / 34 / 32: 3 players 50.8 / 51.5 / 56.2%, 4 players 46.7 / 51.5 / 53.5% (30), 5 players
+    # 33.5 / 37.0 (35) / 39.3%, 38.2% from 28. Earlier costs more time than it gains.
+    "search_from": {1: 30, 2: 32, 3: 32, 4: 32, 5: 32},
+    # Rollouts a candidate. 96 against 48: at 5 players won 51.5% against 44.0% (400 deals, seeds
+    # 700,000+) and 48.7% against 46.5% on the 1,000 evaluation deals; solo 62.0% against 59.0%
+    # (300 deals, seeds 700,000+) and 65.0% against 64.0% on the evaluation deals; at 4 players
+    # 56.8% against 55.0%, within the noise for twice the search time.
+    "rollouts": {1: 96, 2: 48, 3: 48, 4: 48, 5: 96},
+    # Off solo, where it lost (see the class docstring).
+    "reach": {1: 0.0, 2: 0.3, 3: 0.3, 4: 0.3, 5: 0.3},
+    # Solo, where no teammate shares the plays, the value model weighs these two apart (see the
+    # class docstring).
+    "open_bonus": {1: 0.0, 2: 0.25, 3: 0.25, 4: 0.25, 5: 0.25},
+    "steep": {1: 0.5, 2: 1.0, 3: 1.0, 4: 1.0, 5: 1.0},
+}
 
 
 _SUB_DECISIONS = {actions.PAY, actions.MOVE, actions.STEP, actions.STOP}
@@ -236,7 +245,9 @@ class _HeuristicTurn:
         self.reachable = [0]
         for r in range(1, board.ROWS + 1):
             self.reachable.append(self.reachable[-1] + board.ROW_SLOTS[r] - self.row_len[r])
-        self.reach = bot.reach_for(len(holdings))
+        # The value model's weights that depend on the player count (``_BY_PLAYERS``).
+        players = len(holdings)
+        self.reach, self.open_bonus, self.steep = (bot.setting(w, players) for w in ("reach", "open_bonus", "steep"))
         self.summits_given_up = summits_given_up
         # Cards are dearer to a seat that holds fewer than its teammates (sizes are public): the
         # team loses when any seat runs dry, so the richer seats should pay for the dear plays.
@@ -362,7 +373,7 @@ class _HeuristicTurn:
         """Worth lost by spending ``spend`` cards, plus ``lookahead`` x the future cost of the hand
         left and of the ``drawn`` cards that refill it."""
         lost, rest = self.spend(hand, spend, slots)
-        lost += self.bot.steep * max(0, spend - 2)  # a dear play drains the seat that makes it
+        lost += self.steep * max(0, spend - 2)  # a dear play drains the seat that makes it
         unseen = self.unseen_cost(slots)
         return lost * self.scarcity + self.bot.lookahead * (
             self.hand_cost(rest, slots) + drawn * self.bot.draw_cost * unseen
@@ -376,7 +387,7 @@ class _HeuristicTurn:
         rest = list(self.hand)
         rest.remove(card)
         progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
-        progress += bot.open_bonus * (len(slots) - len(self.slots))  # rows growing evenly keep slots open
+        progress += self.open_bonus * (len(slots) - len(self.slots))  # rows growing evenly keep slots open
         value = self.after(rest, penalty, slots, 1 + penalty) - progress
         return value + bot.bridge_lock * self.bridge_lock(card, p) if bot.bridge_lock else value
 
