@@ -370,3 +370,43 @@ def test_mappo_trains_exports_a_bot_and_resumes(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(SystemExit):
         mappo.main([*overrides, "--resume", "vf_coef=0.1"])
     assert "differs from the run's" in capsys.readouterr().err
+
+
+def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from training import mappo
+
+    monkeypatch.chdir(tmp_path)
+    start = tiny_checkpoint(tmp_path / "start", Config(players=2), hidden=[16])
+    # 2 updates of 64 steps; no checkpoint or evaluation before the end
+    common = ["total_steps=128", "num_envs=4", "num_steps=16", "checkpoint_every=1000", "eval_every=1000",
+              "final_eval_games=1", "hidden=[16]", "critic_hidden=[16]", "players=2",
+              f"init_actor={start}"]  # fmt: skip
+    started = PolicyBot.load(str(start))
+
+    def same_actor(run: str) -> bool:
+        final = PolicyBot.load(str(tmp_path / "checkpoints" / run / "final"))
+        pairs = [*zip(final.layers, started.layers, strict=True), (final.head, started.head)]
+        return all(np.array_equal(a, b) for (wa, ba), (wb, bb) in pairs for a, b in ((wa, wb), (ba, bb)))
+
+    mappo.main([*common, "run=warm", "critic_warmup=2"])  # both updates train the critic alone
+    assert same_actor("warm")
+    mappo.main([*common, "run=cold", "critic_warmup=1"])  # the second update trains the actor too
+    assert not same_actor("cold")
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ({"hidden": [8]}, r"differs in \['hidden'\]"),
+    ({"players": 3}, r"differs in \['config'\]"),
+    ({"activation": "relu"}, r"differs in \['activation'\]"),
+    ({"init_actor": "no/such/folder"}, "not a bot checkpoint"),
+    ({"critic_warmup": -1}, "'critic_warmup' must be at least 0"),
+])  # fmt: skip
+def test_mappo_refuses_a_starting_actor_made_for_another_run(tmp_path: Path, override: dict, message: str) -> None:
+    from training.mappo import MappoConfig
+
+    start = tiny_checkpoint(tmp_path / "start", Config(players=2), hidden=[16])
+    settings = {"players": 2, "hidden": [16], "activation": "tanh", "init_actor": str(start), **override}
+    with pytest.raises(ValueError, match=message):
+        MappoConfig(**settings)

@@ -8,6 +8,10 @@ hand and deck) and which seat acts, as in MAPPO (Yu et al., 2022). Cooperative p
 partial observability is where such a critic pays off: it judges positions by what is really
 in the hands, while the actor stays decentralized.
 
+``init_actor`` starts the actor from a bot checkpoint (say an imitation bot of ``train.py``),
+and ``critic_warmup`` trains the fresh critic alone for that many updates first: its first
+advantages are noise, and policy steps on noise would undo the play the actor started with.
+
 Writes the same TensorBoard charts and bot checkpoints as ``train.py``; ``--resume`` reads
 ``checkpoints/<run>/resume.pt``, tensors and numbers only, loaded with ``weights_only=True``.
 """
@@ -36,7 +40,7 @@ from training.common import (
     torch_activation,
     trainer_parser,
 )
-from tranquility_env import TeamEnv, actions, encoding
+from tranquility_env import TeamEnv, actions, checkpoint, encoding
 from tranquility_env.bots import make_bot
 
 
@@ -53,8 +57,17 @@ class MappoConfig(RunConfig):
     update_epochs: int = 4
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    init_actor: str = ""  # a bot checkpoint the actor starts from (its game, hidden and activation)
+    critic_warmup: int = 0  # first updates that train the critic alone, so a started actor keeps its play
 
     AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "num_envs", "num_steps", "num_minibatches", "update_epochs")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.critic_warmup < 0:
+            raise ValueError("train config 'critic_warmup' must be at least 0")
+        if self.init_actor:
+            starting_actor(self)  # refuses a missing, damaged or mismatched checkpoint before any training
 
 
 # ------------------------------------------------------------------------------ the networks
@@ -80,6 +93,20 @@ class Actor(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(obs)).masked_fill(~mask, -1e8)
+
+
+def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs of ``cfg.init_actor``, hidden layers then head, checked against the run."""
+    about, layers, head = checkpoint.load(cfg.init_actor)
+    mine = {"config": cfg.game_config().to_dict(), "hidden": cfg.hidden, "activation": cfg.activation}
+    theirs = {"config": about["config"], "hidden": about["hidden"], "activation": about["activation"]}
+    differs = [k for k in mine if mine[k] != theirs[k]]
+    if differs:
+        got = {k: theirs[k] for k in differs}
+        raise checkpoint.CheckpointError(
+            f"init_actor {cfg.init_actor} was made for {got}; this run differs in {differs}"
+        )
+    return [*layers, head]
 
 
 class Critic(nn.Module):
@@ -128,6 +155,12 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     actor, critic, norm = Actor(cfg.hidden, cfg.activation), Critic(cfg.critic_hidden, cfg.activation), ValueNorm()
     optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5)
     global_step = 0
+    if cfg.init_actor and not resume:
+        linears = [*actor.body[::2], actor.head]
+        with torch.no_grad():
+            for linear, (weight, bias) in zip(linears, starting_actor(cfg), strict=True):
+                linear.weight.copy_(torch.as_tensor(weight))
+                linear.bias.copy_(torch.as_tensor(bias))
     if resume:
         if not (run_dir / "resume.pt").is_file():
             raise FileNotFoundError(f"--resume: no {run_dir / 'resume.pt'} (has this run saved a checkpoint yet?)")
@@ -213,6 +246,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
             "target": norm.normalize(torch.as_tensor(returns.reshape(-1))),
         }  # fmt: skip
         size = T * N // cfg.num_minibatches
+        warm = global_step > cfg.critic_warmup * T * N  # past the critic's warm-up updates
         for _ in range(cfg.update_epochs):
             for idx in torch.randperm(T * N).split(size):
                 dist = torch.distributions.Categorical(logits=actor(flat["obs"][idx], flat["mask"][idx]))
@@ -223,7 +257,9 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
                 v_loss = 0.5 * (critic(flat["state"][idx]) - flat["target"][idx]).pow(2).mean()
                 entropy = dist.entropy().mean()
-                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                loss = cfg.vf_coef * v_loss
+                if warm:
+                    loss = loss + pg_loss - cfg.ent_coef * entropy
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], cfg.max_grad_norm)
