@@ -42,6 +42,7 @@ results: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 \
 			--team random --team heuristic --team heuristic-no-search --team policy:checkpoints/p$$P/final \
+			$$(test $$P = 3 && echo --team policy:checkpoints/p3_mappo_finetune/final) \
 			|| exit 1; \
 	done
 

@@ -171,6 +171,29 @@ def test_policy_bot_loads_plays_legal_moves_and_refuses_another_table(tmp_path: 
     assert isinstance(make_bot(f"policy:{folder}"), PolicyBot)
 
 
+SHIPPED = sorted((Path(__file__).resolve().parents[1] / "checkpoints").glob("*/final"))
+
+
+@pytest.mark.parametrize("folder", SHIPPED, ids=lambda f: f.parent.name)
+def test_shipped_bots_load_for_the_table_of_their_run_and_play_a_game(folder: Path) -> None:
+    import yaml
+
+    bot = PolicyBot.load(str(folder))
+    run = yaml.safe_load((folder.parent / "train_config.yaml").read_text())
+    assert run["run"] == folder.parent.name and bot.config == Config(players=run["players"])
+    built = []
+    for deal in range(4):
+        game = Game.new(bot.config, deal)
+        play_until(game, [bot] * bot.config.players)
+        assert game.status in ("won", "lost")
+        built.append(game.cards_on_mountain())
+    assert np.mean(built) > 30  # random play builds about 10 of the 44 (README, Results)
+
+
+def test_every_player_count_has_a_shipped_bot() -> None:
+    assert {f.parent.name for f in SHIPPED} >= {f"p{p}" for p in range(1, 6)}
+
+
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
