@@ -23,7 +23,10 @@ from tranquility_env.views import sample_game, seat_view, unseen_cards, unseen_i
 def test_heuristic_bot_plays_legal_moves_to_the_end(config: dict) -> None:
     for seed in range(8):
         game = Game.new(config, seed)
-        play_until(game, [HeuristicBot() for _ in range(game.config.players)])  # apply_action checks legality
+        # Seeded bots and a bounded search keep this test's time fixed; any rollout count runs
+        # the search path, and apply_action checks every move's legality.
+        bots = [HeuristicBot(rollouts=24, seed=seat) for seat in range(game.config.players)]
+        play_until(game, bots)
         assert game.status in ("won", "lost")
 
 
