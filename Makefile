@@ -37,12 +37,14 @@ bench: $(VENV)/.bench
 	$(BIN)/python -m tranquility_env.bench --env
 
 # The README's results table: every shipped bot against the random and heuristic teams, on the
-# same 1,000 deals per player count (tables printed; JSON and PNG in results/).
+# same 1,000 deals per player count (tables printed; JSON and PNG in results/). The shipped bots
+# of P players are checkpoints/p<P>/final and checkpoints/p<P>_<variant>/final.
 results: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 \
-			--team random --team heuristic --team heuristic-no-search --team policy:checkpoints/p$$P/final \
-			$$(test $$P = 3 && echo --team policy:checkpoints/p3_mappo_finetune/final) \
+			--team random --team heuristic --team heuristic-no-search \
+			$$(for C in checkpoints/p$$P/final checkpoints/p$${P}_*/final; do \
+				test -d $$C && echo --team policy:$$C; done) \
 			|| exit 1; \
 	done
 
