@@ -92,7 +92,9 @@ def test_bad_command_lines_are_refused_clearly(tmp_path: Path) -> None:
     child.expect(pexpect.EOF)
 
 
-@pytest.mark.parametrize(("players", "run"), [(2, "p2_mappo_finetune"), (3, "p3_mappo_finetune"), (5, "p5")])
+@pytest.mark.parametrize(
+    ("players", "run"), [(2, "p2_mappo_finetune"), (3, "p3_mappo_finetune"), (4, "p4_mappo_finetune"), (5, "p5")]
+)
 def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int, run: str) -> None:
     from tranquility_env import Config
     from tranquility_env.bots import PolicyBot
