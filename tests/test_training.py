@@ -13,7 +13,7 @@ import pytest
 from tranquility_env import Config, Game, actions, board, cards
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, _HeuristicTurn, make_bot
-from tranquility_env.checkpoint import CheckpointError, save
+from tranquility_env.checkpoint import CheckpointError, load, save
 from tranquility_env.mountain import EMPTY
 from tranquility_env.views import sample_game, seat_view, unseen_cards, unseen_in_game
 
@@ -148,19 +148,63 @@ def test_heuristic_weights_by_player_count() -> None:
     assert steep.after(hand, 4, steep.slots, 0) - flat.after(hand, 4, flat.slots, 0) == pytest.approx(2 * 2.0)
 
 
-def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None) -> Path:
+def tiny_tensors(hidden: list[int]) -> dict[str, np.ndarray]:
     from tranquility_env import encoding
 
-    hidden = hidden or [8]
     rng = np.random.default_rng(0)
     sizes = [encoding.OBSERVATION_SIZE, *hidden]
     tensors = {}
     for i in range(len(hidden)):
         tensors[f"layers.{i}.weight"] = rng.normal(size=(sizes[i + 1], sizes[i])) * 0.1
-        tensors[f"layers.{i}.bias"] = np.zeros(sizes[i + 1])
+        tensors[f"layers.{i}.bias"] = rng.normal(size=sizes[i + 1]) * 0.1
     tensors["head.weight"] = rng.normal(size=(actions.N_ACTIONS, sizes[-1]))
-    tensors["head.bias"] = np.zeros(actions.N_ACTIONS)
-    return save(folder, tensors, config, hidden, "tanh", trainer="test")
+    tensors["head.bias"] = rng.normal(size=actions.N_ACTIONS) * 0.1
+    return tensors
+
+
+def tiny_checkpoint(folder: Path, config: Config, hidden: list[int] | None = None, weights: str = "int8") -> Path:
+    hidden = hidden or [8]
+    return save(folder, tiny_tensors(hidden), config, hidden, "tanh", weights=weights, trainer="test")
+
+
+@pytest.mark.parametrize("weights", ["int8", "float16"])
+def test_checkpoint_weights_round_trip_within_their_storage_precision(tmp_path: Path, weights: str) -> None:
+    tensors = tiny_tensors([8])
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=2), weights=weights)
+    about, layers, head = load(folder)
+    assert (about["version"], about["weights"]) == (2, weights)
+    for (weight, bias), name in zip([*layers, head], ["layers.0", "head"], strict=True):
+        original = tensors[f"{name}.weight"]
+        # int8: half a step of the row's scale (its largest magnitude / 127); float16: half a unit of
+        # its 11 significant bits, or of its smallest subnormal
+        if weights == "int8":
+            half_step = np.abs(original).max(axis=1, keepdims=True) / 254
+        else:
+            half_step = np.abs(original) / 2048 + 2.0**-25
+        assert np.all(np.abs(weight - original) <= half_step * 1.001)
+        np.testing.assert_allclose(bias, tensors[f"{name}.bias"], rtol=1e-3)
+    # Saving what was loaded stores the same bytes, so a run that starts from a bot starts from exactly it.
+    loaded = {
+        "layers.0.weight": layers[0][0],
+        "layers.0.bias": layers[0][1],
+        "head.weight": head[0],
+        "head.bias": head[1],
+    }
+    again = save(tmp_path / "again", loaded, Config(players=2), [8], "tanh", weights=weights, trainer="test")
+    assert (again / "policy.safetensors").read_bytes() == (folder / "policy.safetensors").read_bytes()
+    with pytest.raises(ValueError, match="weights must be one of"):
+        save(tmp_path / "bad", tensors, Config(players=2), [8], "tanh", weights="int4")
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_version_1_checkpoint_of_float16_weights_still_loads(tmp_path: Path) -> None:
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=2), weights="float16")
+    about = json.loads((folder / "bot.json").read_text())
+    del about["weights"]
+    (folder / "bot.json").write_text(json.dumps({**about, "version": 1}))
+    old, new = load(folder), load(tiny_checkpoint(tmp_path / "new", Config(players=2), weights="float16"))
+    assert all(np.array_equal(a, b) for pa, pb in zip([*old[1], old[2]], [*new[1], new[2]], strict=True)
+               for a, b in zip(pa, pb, strict=True))  # fmt: skip
 
 
 def test_policy_bot_loads_plays_legal_moves_and_refuses_another_table(tmp_path: Path) -> None:
@@ -184,6 +228,7 @@ def test_shipped_bots_load_for_the_table_of_their_run_and_play_a_game(folder: Pa
     bot = PolicyBot.load(str(folder))
     run = yaml.safe_load((folder.parent / "train_config.yaml").read_text())
     assert run["run"] == folder.parent.name and bot.config == Config(players=run["players"])
+    assert (folder / "policy.safetensors").stat().st_size < 1_000_000  # int8: shipped bots stay small
     built = []
     for deal in range(4):
         game = Game.new(bot.config, deal)
@@ -206,6 +251,9 @@ def test_every_player_count_has_a_shipped_bot() -> None:
         (lambda f: edit_json(f, observation_size=99), "observations of size 99"),
         (lambda f: edit_json(f, n_actions=5), "made for 5 actions"),
         (lambda f: edit_json(f, format="pickle"), "format"),
+        (lambda f: edit_json(f, version=3), "version 1 or 2"),
+        (lambda f: edit_json(f, weights="int4"), "'weights' must be one of"),
+        (lambda f: edit_json(f, weights="float16"), r"unexpected tensors \['head.weight_scale'"),
         (lambda f: edit_json(f, hidden=[16]), "layers.0"),
         (lambda f: edit_json(f, config={"players": 9}), "bad config"),
         (lambda f: (f / "policy.safetensors").unlink(), "not a bot checkpoint"),
@@ -230,6 +278,13 @@ def test_a_tampered_tensor_with_a_matching_hash_but_wrong_shape_is_refused(tmp_p
     shutil.copy(other / "policy.safetensors", folder / "policy.safetensors")
     edit_json(folder, weights_sha256=json.loads((other / "bot.json").read_text())["weights_sha256"])
     with pytest.raises(CheckpointError, match=r"layers\.0 must be"):
+        PolicyBot.load(str(folder))
+
+
+def test_float16_weights_claimed_as_int8_are_refused(tmp_path: Path) -> None:
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=3), weights="float16")
+    edit_json(folder, weights="int8")
+    with pytest.raises(CheckpointError, match=r"layers\.0\.weight must be int8 with a weight_scale"):
         PolicyBot.load(str(folder))
 
 
