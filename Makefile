@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bench results clean
+.PHONY: test train bench results results-search clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,14 @@ results: $(VENV)/.installed
 			$$(for C in checkpoints/p$$P/final checkpoints/p$${P}_*/final; do \
 				test -d $$C && echo --team policy:$$C; done) \
 			|| exit 1; \
+	done
+
+# The fine-tuned bots with the heuristic's end-game search (README, Results): as slow as the
+# heuristic's games, about 35 minutes a player count on this machine.
+results-search: $(VENV)/.installed
+	for P in 1 2 3 4 5; do \
+		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/search \
+			--team policy+search:checkpoints/p$${P}_mappo_finetune/final || exit 1; \
 	done
 
 clean:

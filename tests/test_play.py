@@ -96,10 +96,12 @@ def test_bad_command_lines_are_refused_clearly(tmp_path: Path) -> None:
 def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int) -> None:
     from tranquility_env import Config
     from tranquility_env.bots import PolicyBot
-    from tranquility_env.play import seat_bots
+    from tranquility_env.play import SHIPPED, seat_bots
 
     bots, names = seat_bots(["policy"], Config(players=players), human=0, seed=1)
     assert names[0] == "human" and all(n.endswith(f"checkpoints/p{players}_mappo_finetune/final") for n in names[1:])
     assert all(isinstance(b, PolicyBot) and b.config.players == players for b in bots.values())
     with pytest.raises(ValueError, match="base game"):
         seat_bots(["policy"], Config(players=players, goats=True), human=0, seed=1)
+    _, names = seat_bots(["policy+search"], Config(players=players), human=0, seed=1)
+    assert all(n == f"policy+search:{SHIPPED / f'p{players}_mappo_finetune' / 'final'}" for n in names[1:])

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from training.evaluate import seat_team
 from tranquility_env import Config, Game, actions, board, cards
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, _HeuristicTurn, make_bot
@@ -218,7 +219,8 @@ def test_policy_bot_loads_plays_legal_moves_and_refuses_another_table(tmp_path: 
     assert isinstance(make_bot(f"policy:{folder}"), PolicyBot)
 
 
-SHIPPED = sorted((Path(__file__).resolve().parents[1] / "checkpoints").glob("*/final"))
+SHIPPED_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
+SHIPPED = sorted(SHIPPED_DIR.glob("*/final"))
 
 
 @pytest.mark.parametrize("folder", SHIPPED, ids=lambda f: f.parent.name)
@@ -288,11 +290,28 @@ def test_float16_weights_claimed_as_int8_are_refused(tmp_path: Path) -> None:
         PolicyBot.load(str(folder))
 
 
+def test_policy_with_search_plays_the_policy_until_the_heuristic_would_search() -> None:
+    folder = str(SHIPPED_DIR / "p3_mappo_finetune" / "final")
+    bot = make_bot(f"policy+search:{folder}", seed=5)
+    policy, heuristic = PolicyBot.load(folder), HeuristicBot(seed=5)
+    game, sources = Game.new({"players": 3}, 11), set()
+    while game.status == "ongoing":
+        action = bot_action(game, bot)
+        filled = board.N_SLOTS - game.mountain[: board.N_SLOTS].count(EMPTY)
+        expert = heuristic if filled >= heuristic.setting("search_from", 3) else policy
+        assert action == bot_action(game, expert)
+        sources.add(type(expert).__name__)
+        game.apply_action(action)
+    assert sources == {"PolicyBot", "HeuristicBot"}  # this deal reaches the search
+    with pytest.raises(CheckpointError, match="players"):
+        seat_team(f"policy+search:{folder}", Config(players=2))
+
+
 def test_bot_names() -> None:
     searching, plain = make_bot("heuristic"), make_bot("heuristic-no-search")
     assert searching.setting("rollouts", 3) > 0 and plain.setting("rollouts", 3) == 0
     assert searching.setting("rollouts", 5) == searching.setting("rollouts", 1) > searching.setting("rollouts", 3)
-    for name in ("clever", "policy:", "Heuristic", "heuristic-"):
+    for name in ("clever", "policy:", "policy+search:", "Heuristic", "heuristic-"):
         with pytest.raises(ValueError, match="unknown bot"):
             make_bot(name)
 

@@ -149,11 +149,14 @@ class HeuristicBot:
             return legal[0]
         turn = _HeuristicTurn.from_view(view, legal, self)
         ranked = turn.ranked()
-        players = len(view["players"])
-        searching = self.setting("rollouts", players) and turn.filled >= self.setting("search_from", players)
-        if searching and len(ranked) > 1:
+        if self.searches(turn.filled, len(view["players"])) and len(ranked) > 1:
             return self.search(view, ranked[: self.candidates])
         return ranked[0]
+
+    def searches(self, filled: int, players: int) -> bool:
+        """Whether this bot searches once ``filled`` slots of the mountain are filled (bridges
+        count): its search is on and ``search_from`` is reached."""
+        return bool(self.setting("rollouts", players)) and filled >= self.setting("search_from", players)
 
     def setting(self, name: str, players: int) -> float:
         """The value of a player-count dependent setting (``search_from``, ``rollouts``,
@@ -516,13 +519,39 @@ class PolicyBot:
         return int(self.rng.choice(len(p), p=p / p.sum()))
 
 
+class PolicyWithSearchBot:
+    """A learned policy that hands the end game to the heuristic's search: ``policy`` decides
+    until ``heuristic`` would start searching (``HeuristicBot.searches``: from ``search_from``
+    cards on the mountain), and ``heuristic`` from then on. The learned part plays most of the
+    game (the first 30-32 of the 44 cards); the last slots, where one wrong card loses the game
+    and the heuristic's rollouts of sampled deals judge best, go to the search. Its rollouts
+    play the heuristic's value model, not the policy. See the README ("Results") for what each
+    part adds."""
+
+    def __init__(self, policy: PolicyBot, heuristic: HeuristicBot) -> None:
+        self.policy, self.heuristic = policy, heuristic
+
+    def check_table(self, config: Any) -> None:
+        self.policy.check_table(config)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
+        if self.heuristic.searches(filled, len(view["players"])):
+            return self.heuristic.act(observation, action_mask, view)
+        return self.policy.act(observation, action_mask, view)
+
+
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
-    alone, ~140x faster: for teammates inside training) or ``policy:PATH`` (a checkpoint folder)."""
+    alone, ~140x faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder) or
+    ``policy+search:PATH`` (that policy with the heuristic's end-game search)."""
     if spec == "random":
         return RandomBot(seed)
     if spec in ("heuristic", "heuristic-no-search"):
         return HeuristicBot(seed=seed) if spec == "heuristic" else HeuristicBot(seed=seed, rollouts=0)
-    if spec.startswith("policy:") and len(spec) > len("policy:"):
-        return PolicyBot.load(spec[len("policy:") :], seed=seed)
-    raise ValueError(f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search' or 'policy:PATH'")
+    for prefix in ("policy:", "policy+search:"):
+        if spec.startswith(prefix) and len(spec) > len(prefix):
+            policy = PolicyBot.load(spec[len(prefix) :], seed=seed)
+            return policy if prefix == "policy:" else PolicyWithSearchBot(policy, HeuristicBot(seed=seed))
+    raise ValueError(f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy:PATH' "
+                     "or 'policy+search:PATH'")  # fmt: skip

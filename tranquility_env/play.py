@@ -2,7 +2,8 @@
 
 ``tranquility play --players 3 --seat 0 --bots policy,heuristic`` seats a person at ``--seat``
 and bots at the other seats, in seat order (one name fills them all; ``policy`` is the strongest
-shipped learned bot for that player count, ``policy:PATH`` any checkpoint). The screen shows only what
+shipped learned bot for that player count, ``policy+search`` the same with the heuristic's end-game
+search, ``policy:PATH`` any checkpoint). The screen shows only what
 the person's seat may know: bots' discards and payments are face down, so they are shown as
 "discards two cards" and "pays a card". Every game is written to a replay file under
 ``--replays`` (JSON lines, ``replay.py``); ``tranquility replay FILE`` steps through it.
@@ -21,7 +22,7 @@ from rich.text import Text
 from tranquility_env import actions, render
 from tranquility_env import mountain as mrules
 from tranquility_env.arena import bot_action
-from tranquility_env.bots import Bot, PolicyBot, make_bot
+from tranquility_env.bots import Bot, PolicyBot, PolicyWithSearchBot, make_bot
 from tranquility_env.config import Config
 from tranquility_env.game import ONGOING, Game, IllegalMove
 from tranquility_env.replay import ReplayWriter, games, read
@@ -61,7 +62,7 @@ def public(move: str) -> str:
 
 def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[dict[int, Bot], list[str]]:
     """The bots of the seats other than ``human`` and every seat's name (``policy`` is the shipped
-    bot for the table)."""
+    bot for the table, ``policy+search`` the same with the heuristic's end-game search)."""
     seats = [s for s in range(config.players) if s != human]
     if len(names) == 1:
         names = names * len(seats)
@@ -70,12 +71,12 @@ def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[
     bots: dict[int, Bot] = {}
     seat_names = ["human"] * config.players
     for seat, name in zip(seats, names, strict=True):
-        if name == "policy":
+        if name in ("policy", "policy+search"):
             if config != Config(players=config.players):
                 raise ValueError("the shipped learned bots play the base game; use --bots heuristic with modules")
-            name = f"policy:{SHIPPED / SHIPPED_BOTS[config.players] / 'final'}"
+            name = f"{name}:{SHIPPED / SHIPPED_BOTS[config.players] / 'final'}"
         bot = make_bot(name, seed + seat)
-        if isinstance(bot, PolicyBot):
+        if isinstance(bot, (PolicyBot, PolicyWithSearchBot)):
             bot.check_table(config)
         bots[seat], seat_names[seat] = bot, name
     return bots, seat_names
