@@ -216,6 +216,8 @@ def test_policy_bot_loads_plays_legal_moves_and_refuses_another_table(tmp_path: 
     assert game.status in ("won", "lost")
     with pytest.raises(CheckpointError, match="players"):
         bot.check_table({"players": 3})
+    with pytest.raises(CheckpointError, match="players"):
+        seat_team(f"policy:{folder}", Config(players=3))
     assert isinstance(make_bot(f"policy:{folder}"), PolicyBot)
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from tranquility_env import Config, Game
 from tranquility_env.arena import play_until
 from tranquility_env.board import N_SLOTS
-from tranquility_env.bots import Bot, PolicyBot, PolicyWithSearchBot, make_bot
+from tranquility_env.bots import Bot, make_bot
 from tranquility_env.mountain import EMPTY
 
 
@@ -59,11 +59,7 @@ def seat_team(spec: str, config: Config, seed: int = 0) -> list[Bot]:
         names = names * config.players
     if len(names) != config.players:
         raise ValueError(f"team {spec!r} names {len(names)} seats, the table has {config.players}")
-    bots = [make_bot(name, seed + i) for i, name in enumerate(names)]
-    for bot in bots:
-        if isinstance(bot, (PolicyBot, PolicyWithSearchBot)):
-            bot.check_table(config)
-    return bots
+    return [make_bot(name, seed + i, table=config) for i, name in enumerate(names)]
 
 
 def loss_reason(game: Game) -> str:

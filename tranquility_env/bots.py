@@ -531,9 +531,6 @@ class PolicyWithSearchBot:
     def __init__(self, policy: PolicyBot, heuristic: HeuristicBot) -> None:
         self.policy, self.heuristic = policy, heuristic
 
-    def check_table(self, config: Any) -> None:
-        self.policy.check_table(config)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
         filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
         if self.heuristic.searches(filled, len(view["players"])):
@@ -541,10 +538,11 @@ class PolicyWithSearchBot:
         return self.policy.act(observation, action_mask, view)
 
 
-def make_bot(spec: str, seed: int | None = None) -> Bot:
+def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
     alone, ~140x faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder) or
-    ``policy+search:PATH`` (that policy with the heuristic's end-game search)."""
+    ``policy+search:PATH`` (that policy with the heuristic's end-game search). Given a ``table``
+    config, a policy made for another table is refused (``PolicyBot.check_table``)."""
     if spec == "random":
         return RandomBot(seed)
     if spec in ("heuristic", "heuristic-no-search"):
@@ -552,6 +550,8 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     for prefix in ("policy:", "policy+search:"):
         if spec.startswith(prefix) and len(spec) > len(prefix):
             policy = PolicyBot.load(spec[len(prefix) :], seed=seed)
+            if table is not None:
+                policy.check_table(table)
             return policy if prefix == "policy:" else PolicyWithSearchBot(policy, HeuristicBot(seed=seed))
     raise ValueError(f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy:PATH' "
                      "or 'policy+search:PATH'")  # fmt: skip

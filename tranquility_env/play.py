@@ -22,7 +22,7 @@ from rich.text import Text
 from tranquility_env import actions, render
 from tranquility_env import mountain as mrules
 from tranquility_env.arena import bot_action
-from tranquility_env.bots import Bot, PolicyBot, PolicyWithSearchBot, make_bot
+from tranquility_env.bots import Bot, make_bot
 from tranquility_env.config import Config
 from tranquility_env.game import ONGOING, Game, IllegalMove
 from tranquility_env.replay import ReplayWriter, games, read
@@ -75,9 +75,7 @@ def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[
             if config != Config(players=config.players):
                 raise ValueError("the shipped learned bots play the base game; use --bots heuristic with modules")
             name = f"{name}:{SHIPPED / SHIPPED_BOTS[config.players] / 'final'}"
-        bot = make_bot(name, seed + seat)
-        if isinstance(bot, (PolicyBot, PolicyWithSearchBot)):
-            bot.check_table(config)
+        bot = make_bot(name, seed + seat, table=config)
         bots[seat], seat_names[seat] = bot, name
     return bots, seat_names
 
