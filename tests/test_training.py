@@ -426,6 +426,19 @@ def test_wrong_training_settings_are_refused(override: dict, message: str) -> No
         TrainConfig(**override)
 
 
+def test_a_teammate_or_teacher_policy_made_for_another_table_is_refused(tmp_path: Path) -> None:
+    from training.mappo import MappoConfig
+    from training.train import TrainConfig
+
+    two = f"policy:{tiny_checkpoint(tmp_path / 'two', Config(players=2))}"
+    assert TrainConfig(players=2, teammates={1: two}, pretrain_teacher=two).teammates == {1: two}
+    for run in (TrainConfig, MappoConfig):
+        with pytest.raises(CheckpointError, match="players"):
+            run(players=3, teammates={1: two})
+    with pytest.raises(CheckpointError, match="players"):
+        TrainConfig(players=3, pretrain_teacher=two)
+
+
 def test_config_files_are_valid() -> None:
     from training.common import load_config
     from training.mappo import MappoConfig

@@ -60,7 +60,7 @@ class RunConfig:
         for seat, spec in self.teammates.items():
             if not 0 <= seat < self.players:
                 raise ValueError(f"train config 'teammates': seat {seat} is not a seat of {self.players} players")
-            make_bot(spec)  # validates the name (and loads a policy)
+            make_bot(spec, table=self.game_config())  # validates the name; a policy must fit this table
         if len(self.teammates) >= self.players:
             raise ValueError("train config 'teammates' fills every seat: the policy would never play")
 

@@ -78,7 +78,7 @@ class TrainConfig(RunConfig):
                 raise ValueError(f"train config {key!r} must be >= 0")
         if self.dagger_rounds and not self.pretrain_games:
             raise ValueError("train config 'dagger_rounds' needs 'pretrain_games' > 0 (DAgger starts from imitation)")
-        make_bot(self.pretrain_teacher)  # validates the name
+        make_bot(self.pretrain_teacher, table=self.game_config())  # validates the name; a policy must fit
 
 
 # ------------------------------------------------------------------------------ the environments
