@@ -470,6 +470,8 @@ def test_wilson_interval() -> None:
 
 def test_mappo_trains_exports_a_bot_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture) -> None:  # fmt: skip
+    import torch
+
     from training import mappo
 
     monkeypatch.chdir(tmp_path)
@@ -480,11 +482,20 @@ def test_mappo_trains_exports_a_bot_and_resumes(tmp_path: Path, monkeypatch: pyt
     bot = PolicyBot.load(str(run / "final"))
     assert bot.about["trainer"] == "MAPPO" and bot.about["steps"] == 128 and bot.config == Config(players=2)
     assert list((tmp_path / "runs" / "m").glob("events.out.tfevents.*"))
-    mappo.main([*[o for o in overrides if not o.startswith("total_steps")], "total_steps=192", "--resume"])
+    threads = torch.get_num_threads()
+    try:  # the thread count is the process's, not the run's: a resume may change it
+        mappo.main([*[o for o in overrides if not o.startswith("total_steps")], "total_steps=192", "--resume",
+                    "--threads", "1"])  # fmt: skip
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
     assert PolicyBot.load(str(run / "final")).about["steps"] == 192
     with pytest.raises(SystemExit):
         mappo.main([*overrides, "--resume", "vf_coef=0.1"])
     assert "differs from the run's" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mappo.main([*overrides, "--threads", "0"])
+    assert "--threads must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(

@@ -297,8 +297,14 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     parser = trainer_parser("tranquility mappo", __doc__, resume_file="resume.pt")
+    # Not a config key: it changes the speed, not the run (a rerun with the same thread count
+    # gives the same weights; another count may round sums differently).
+    parser.add_argument("--threads", type=int, default=2,
+                        help="torch threads (default 2); two runs side by side: 1 each")  # fmt: skip
     args = parser.parse_intermixed_args(argv)
-    torch.set_num_threads(2)
+    if args.threads < 1:
+        parser.error(f"--threads must be at least 1, got {args.threads}")
+    torch.set_num_threads(args.threads)
     run_trainer(parser, args.config, args.overrides, MappoConfig, lambda cfg: train(cfg, resume=args.resume))
 
 
