@@ -103,5 +103,7 @@ def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int
     assert all(isinstance(b, PolicyBot) and b.config.players == players for b in bots.values())
     with pytest.raises(ValueError, match="base game"):
         seat_bots(["policy"], Config(players=players, goats=True), human=0, seed=1)
-    _, names = seat_bots(["policy+search"], Config(players=players), human=0, seed=1)
-    assert all(n == f"policy+search:{SHIPPED / f'p{players}_mappo_finetune' / 'final'}" for n in names[1:])
+    for searching in ("policy+search", "policy+own-search"):
+        bots, names = seat_bots([searching], Config(players=players), human=0, seed=1)
+        assert all(n == f"{searching}:{SHIPPED / f'p{players}_mappo_finetune' / 'final'}" for n in names[1:])
+        assert all(b.own_search == (searching == "policy+own-search") for b in bots.values())

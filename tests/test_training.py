@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from training.evaluate import seat_team
-from tranquility_env import Config, Game, actions, board, cards
+from tranquility_env import Config, Game, actions, board, bots, cards, encoding
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import HeuristicBot, PolicyBot, RandomBot, _HeuristicTurn, make_bot
 from tranquility_env.checkpoint import CheckpointError, load, save
@@ -259,6 +259,7 @@ def test_every_player_count_has_a_shipped_bot() -> None:
         (lambda f: edit_json(f, weights="int4"), "'weights' must be one of"),
         (lambda f: edit_json(f, weights="float16"), r"unexpected tensors \['head.weight_scale'"),
         (lambda f: edit_json(f, hidden=[16]), "layers.0"),
+        (lambda f: edit_json(f, hidden=[]), "non-empty list of layer sizes"),
         (lambda f: edit_json(f, config={"players": 9}), "bad config"),
         (lambda f: (f / "policy.safetensors").unlink(), "not a bot checkpoint"),
     ],
@@ -309,11 +310,67 @@ def test_policy_with_search_plays_the_policy_until_the_heuristic_would_search() 
         seat_team(f"policy+search:{folder}", Config(players=2))
 
 
+def test_policy_logits_of_the_legal_actions_match_the_whole_head_and_pick_the_same_move() -> None:
+    policy = PolicyBot.load(str(SHIPPED_DIR / "p3_mappo_finetune" / "final"))
+    game, decisions = Game.new({"players": 3}, 4), 0
+    while game.status == "ongoing":
+        seat = game.current_player
+        observation, mask = encoding.observation(game, seat), encoding.action_mask(game, seat)
+        legal = np.flatnonzero(mask)
+        # the whole head, through every dense layer, as a reference
+        x = observation
+        for weight, bias in policy.layers:
+            x = policy.activation(weight @ x + bias)
+        whole = policy.head[0] @ x + policy.head[1]
+        assert np.allclose(policy.logits(observation), whole, atol=1e-4)
+        assert np.allclose(policy.logits(observation, legal), whole[legal], atol=1e-4)
+        action = policy.act(observation, mask, seat_view(game, seat))
+        assert action == legal[np.argmax(whole[legal])]
+        decisions += len(legal) > 1
+        game.apply_action(action)
+    assert decisions > 30
+
+
+def test_policy_with_its_own_search_never_asks_the_value_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = str(SHIPPED_DIR / "p3_mappo_finetune" / "final")
+    bot = make_bot(f"policy+own-search:{folder}", seed=5)
+    policy, heuristic = PolicyBot.load(folder), HeuristicBot(seed=5, rollouts=4)
+    bot.heuristic = heuristic  # 4 rollouts a candidate: the same search, quick enough for CI
+    searched: list[list[int]] = []
+
+    def search(view, candidates, rollouts, seed, play_out) -> int:
+        assert rollouts == 4 and play_out == bot.play_out
+        searched.append(candidates)
+        return real_search(view, candidates, rollouts, seed, play_out)
+
+    real_search = bots.rollout_search
+    monkeypatch.setattr(bots, "rollout_search", search)
+    monkeypatch.setattr(_HeuristicTurn, "ranked", lambda self: pytest.fail("the value model was asked"))
+    game = Game.new({"players": 3}, 11)
+    while game.status == "ongoing":
+        seat = game.current_player
+        observation, mask = encoding.observation(game, seat), encoding.action_mask(game, seat)
+        legal = np.flatnonzero(mask)
+        searched_before = len(searched)
+        action = bot_action(game, bot)
+        filled = board.N_SLOTS - game.mountain[: board.N_SLOTS].count(EMPTY)
+        if filled < heuristic.setting("search_from", 3):
+            assert action == bot_action(game, policy) and len(searched) == searched_before
+        elif len(legal) > 1:  # the policy's likeliest moves, likeliest first, are the candidates
+            likeliest = legal[np.argsort(-policy.logits(observation, legal), kind="stable")][: heuristic.candidates]
+            assert searched[-1] == likeliest.tolist() and action in searched[-1]
+        game.apply_action(action)
+    assert searched  # this deal reaches the search
+    with pytest.raises(CheckpointError, match="players"):
+        seat_team(f"policy+own-search:{folder}", Config(players=2))
+
+
 def test_bot_names() -> None:
     searching, plain = make_bot("heuristic"), make_bot("heuristic-no-search")
     assert searching.setting("rollouts", 3) > 0 and plain.setting("rollouts", 3) == 0
     assert searching.setting("rollouts", 5) == searching.setting("rollouts", 1) > searching.setting("rollouts", 3)
-    for name in ("clever", "policy:", "policy+search:", "Heuristic", "heuristic-"):
+    for name in ("clever", "policy:", "policy+search:", "policy+own-search:", "policy-search:x", "Heuristic",
+                 "heuristic-"):  # fmt: skip
         with pytest.raises(ValueError, match="unknown bot"):
             make_bot(name)
 
@@ -536,3 +593,13 @@ def test_mappo_refuses_a_starting_actor_made_for_another_run(tmp_path: Path, ove
     settings = {"players": 2, "hidden": [16], "activation": "tanh", "init_actor": str(start), **override}
     with pytest.raises(ValueError, match=message):
         MappoConfig(**settings)
+
+
+def test_the_policy_benchmark_times_both_paths_and_they_agree(capsys: pytest.CaptureFixture[str]) -> None:
+    from tranquility_env import bench
+
+    bench.main(["--policy", "--games", "1", "--runs", "1"])
+    printed = capsys.readouterr().out
+    assert "ratio, dense to PolicyBot.act" in printed
+    agree, positions = map(int, printed.split("same move on ")[1].split()[::2][:2])
+    assert agree == positions > 20

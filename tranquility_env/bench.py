@@ -1,4 +1,4 @@
-"""Speed benchmark: ``python -m tranquility_env.bench [--env | --heuristic]``.
+"""Speed benchmark: ``python -m tranquility_env.bench [--env | --heuristic | --policy]``.
 
 Engine (default): random legal games through the engine's integer path (``legal_actions`` /
 ``apply_action``) on one core; decisions per second and games per second, the median of several
@@ -12,7 +12,14 @@ it times PettingZoo's ``hanabi_v5`` (2 players) and ``connect_four_v3`` the same
 run and prints our 3-player steps/s as a ratio to each.
 
 ``--heuristic``: seconds per 3-player game of a ``HeuristicBot`` team, with its end-game search
-and without (``rollouts=0``), the median over the games (``--games``, default 40), and the ratio.
+and without (``rollouts=0``), the median over the games (``--games``, default 40), and the ratio;
+then the shipped 3-player fine-tuned bot with the same search over its own rollouts
+(``policy+own-search``) on the same deals, as a ratio to the heuristic's search.
+
+``--policy``: microseconds per decision of ``PolicyBot.act`` (the shipped 3-player fine-tuned
+bot) on the positions of its own games (``--games``, default 40), against the dense forward
+pass it replaced (every weight of every layer, the whole head, then the mask) on the same
+positions in the same run; the median of ``--runs`` passes, and the ratio.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from tranquility_env import Game
 
@@ -112,9 +120,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=5, help="runs per figure; the median is printed (default 5)")
     parser.add_argument("--env", action="store_true", help="time the PettingZoo AEC loop instead of the engine")
     parser.add_argument("--heuristic", action="store_true", help="time HeuristicBot games with and without search")
+    parser.add_argument("--policy", action="store_true", help="time PolicyBot decisions against a dense forward pass")
     args = parser.parse_args(argv)
     if args.games is None:
-        args.games = 40 if args.heuristic else 400
+        args.games = 40 if args.heuristic or args.policy else 400
     if args.games < 1 or args.runs < 1:
         parser.error("--games and --runs must be at least 1")
     if args.env:
@@ -122,6 +131,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.heuristic:
         bench_heuristic(args.games)
+        return
+    if args.policy:
+        bench_policy(args.games, args.runs)
         return
 
     print(f"Engine, random legal games, integer path; median of {args.runs} runs of {args.games} games")
@@ -157,21 +169,70 @@ def bench_env(games: int, runs: int) -> None:
 
 def bench_heuristic(games: int) -> None:
     from tranquility_env.arena import play_until
-    from tranquility_env.bots import HeuristicBot
+    from tranquility_env.bots import HeuristicBot, make_bot
 
-    print(f"HeuristicBot team, 3 players, one core; median seconds per game over {games} games")
-    medians, searching = {}, int(HeuristicBot().setting("rollouts", 3))
-    runs = (("value model alone (rollouts=0)", 0), (f"with end-game search ({searching} rollouts)", searching))
-    for label, rollouts in runs:
+    print(f"Searching teams, 3 players, one core; median seconds per game over {games} games")
+    searching = int(HeuristicBot().setting("rollouts", 3))
+    teams = {
+        "value model alone (rollouts=0)": lambda seed: HeuristicBot(rollouts=0, seed=seed),
+        f"with end-game search ({searching} rollouts)": lambda seed: HeuristicBot(seed=seed),
+        "policy+own-search (p3 fine-tuned)": lambda seed: make_bot(f"policy+own-search:{SHIPPED_P3}", seed),
+    }
+    medians = []
+    for label, make in teams.items():
         seconds = []
         for i in range(games):
             game = Game.new({"players": 3}, 1_000_000 + i)
             start = time.perf_counter()
-            play_until(game, [HeuristicBot(rollouts=rollouts, seed=i) for _ in range(3)])
+            play_until(game, [make(i) for _ in range(3)])
             seconds.append(time.perf_counter() - start)
-        medians[rollouts] = statistics.median(seconds)
-        print(f"{label:<36} | {medians[rollouts]:.4f} s")
-    print(f"ratio, search to value model alone: {medians[searching] / medians[0]:.1f}")
+        medians.append(statistics.median(seconds))
+        print(f"{label:<36} | {medians[-1]:.4f} s")
+    print(f"ratio, search to value model alone: {medians[1] / medians[0]:.1f}")
+    print(f"ratio, policy+own-search to the heuristic's search: {medians[2] / medians[1]:.1f}")
+
+
+def bench_policy(games: int, runs: int) -> None:
+    import numpy as np
+
+    from tranquility_env import encoding
+    from tranquility_env.bots import PolicyBot
+
+    policy = PolicyBot.load(SHIPPED_P3)
+    positions = []
+    for i in range(games):
+        game = Game.new({"players": 3}, 1_000_000 + i)
+        while not game.is_over:
+            seat = game.current_player
+            observation, mask = encoding.observation(game, seat), encoding.action_mask(game, seat)
+            positions.append((observation, mask))
+            game.apply_action(policy.act(observation, mask, {}))
+
+    def dense(observation: np.ndarray, mask: np.ndarray) -> int:
+        x = observation
+        for weight, bias in policy.layers:
+            x = policy.activation(np.einsum("ij,j->i", weight, x) + bias)
+        return int(np.argmax(np.where(mask.astype(bool), np.einsum("ij,j->i", policy.head[0], x) + policy.head[1],
+                                      -np.inf)))  # fmt: skip
+
+    timed = {"PolicyBot.act": lambda o, m: policy.act(o, m, {}), "dense forward pass": dense}
+    print(f"PolicyBot (p3 fine-tuned), one core; {len(positions)} positions of {games} games; median of {runs} runs")
+    medians = {}
+    for label, act in timed.items():
+        per_decision = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            for observation, mask in positions:
+                act(observation, mask)
+            per_decision.append((time.perf_counter() - start) / len(positions) * 1e6)
+        medians[label] = statistics.median(per_decision)
+        print(f"{label:<20} | {medians[label]:7.1f} us a decision")
+    print(f"ratio, dense to PolicyBot.act: {medians['dense forward pass'] / medians['PolicyBot.act']:.1f}")
+    agree = sum(policy.act(o, m, {}) == dense(o, m) for o, m in positions)
+    print(f"same move on {agree} of {len(positions)} positions")
+
+
+SHIPPED_P3 = str(Path(__file__).resolve().parents[1] / "checkpoints" / "p3_mappo_finetune" / "final")
 
 
 if __name__ == "__main__":

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from tranquility_env import actions, board, cards
+from tranquility_env import actions, board, cards, encoding
 from tranquility_env import mountain as mrules
 from tranquility_env.game import ONGOING, WON, Game
 from tranquility_env.views import sample_game, unseen_counts, unseen_in_game
@@ -165,29 +165,37 @@ class HeuristicBot:
         return _BY_PLAYERS[name][players] if value is None else value
 
     def search(self, view: Mapping[str, Any], candidates: list[int]) -> int:
-        """The candidate with the best total over ``rollouts`` sampled deals of the unseen cards
-        (``views.sample_game``, the same deals for every candidate), each played out by every seat
-        with this strategy without search. A game's score: the cards on the mountain at its end,
-        plus ``_WIN_SCORE`` if won. Ties go to the candidate the value model ranks first."""
-        rng = random.Random(f"{self.seed}/{view['turn']}/{view['seat']}")
-        worlds = [sample_game(view, rng) for _ in range(int(self.setting("rollouts", len(view["players"]))))]
-
-        def score(action: int) -> int:
-            total = 0
-            for world in worlds:
-                game = world.clone()
-                game.apply_action(action)
-                self.play_out(game)
-                total += mrules.cards_on_mountain(game.mountain) + (_WIN_SCORE if game.status == WON else 0)
-            return total
-
-        return max(candidates, key=score)
+        """The candidate ``rollout_search`` picks, every seat playing this strategy without
+        search in the rollouts."""
+        rollouts = int(self.setting("rollouts", len(view["players"])))
+        return rollout_search(view, candidates, rollouts, self.seed, self.play_out)
 
     def play_out(self, game: Game) -> None:
         """Finish ``game`` with every seat playing the value model alone (no search)."""
         while game.status == ONGOING:
             legal = game.legal_actions()
             game.apply_action(legal[0] if len(legal) == 1 else _HeuristicTurn.from_game(game, legal, self).ranked()[0])
+
+
+def rollout_search(view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int,
+                   play_out: Callable[[Game], None]) -> int:  # fmt: skip
+    """The candidate with the best total over ``rollouts`` sampled deals of the unseen cards
+    (``views.sample_game``, the same deals for every candidate), each finished by ``play_out``.
+    A game's score: the cards on the mountain at its end, plus ``_WIN_SCORE`` if won. Ties go to
+    the earlier candidate. The deals come from a generator seeded by (``seed``, turn, seat)."""
+    rng = random.Random(f"{seed}/{view['turn']}/{view['seat']}")
+    worlds = [sample_game(view, rng) for _ in range(rollouts)]
+
+    def score(action: int) -> int:
+        total = 0
+        for world in worlds:
+            game = world.clone()
+            game.apply_action(action)
+            play_out(game)
+            total += mrules.cards_on_mountain(game.mountain) + (_WIN_SCORE if game.status == WON else 0)
+        return total
+
+    return max(candidates, key=score)
 
 
 _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
@@ -476,6 +484,7 @@ class PolicyBot:
         from tranquility_env.config import Config
 
         self.about, self.layers, self.head, self.path = about, layers, head, path
+        self.first_by_input = np.ascontiguousarray(layers[0][0].T)  # a row per observation entry
         self.activation = ACTIVATIONS[about["activation"]]
         self.config = Config.from_dict(about["config"])
         self.deterministic = deterministic
@@ -499,59 +508,97 @@ class PolicyBot:
             raise CheckpointError(f"{self.path or 'policy'} was trained for {self.config.to_dict()}; "
                                   f"this table differs in {differs}")  # fmt: skip
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
-        # einsum rather than @: a matrix-vector product through multi-threaded BLAS took 8 ms
+    def logits(self, observation: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+        """The head's logits for every action, or for the action ids in ``legal`` only (in that
+        order: the cheap call, since the head is most of the network's weights)."""
+        # The first layer sums only the rows of the observation's non-zero entries (about 140 of
+        # 1,941), from the transposed weights; the head computes only the rows asked for. Each
+        # product is an einsum rather than @: a product through multi-threaded BLAS took 8 ms
         # instead of 0.04 ms while other processes kept both cores busy (evaluation workers,
-        # training); einsum's own single-threaded loop takes 0.1 ms however busy the machine is.
+        # training); einsum's own single-threaded loop does not slow down with the machine.
         x = np.asarray(observation, dtype=np.float32)
-        for weight, bias in self.layers:
+        present = np.flatnonzero(x)
+        x = self.activation(np.einsum("i,ij->j", x[present], self.first_by_input[present]) + self.layers[0][1])
+        for weight, bias in self.layers[1:]:
             x = self.activation(np.einsum("ij,j->i", weight, x) + bias)
         weight, bias = self.head
-        return np.einsum("ij,j->i", weight, x) + bias
+        if legal is None:
+            return np.einsum("ij,j->i", weight, x) + bias
+        return np.einsum("ij,j->i", weight[legal], x) + bias[legal]
+
+    def choose(self, observation: np.ndarray, legal: np.ndarray) -> int:
+        """The action among the ids ``legal`` (ascending) this policy takes."""
+        logits = self.logits(observation, legal)
+        if self.deterministic:
+            return int(legal[np.argmax(logits)])  # ties go to the lowest id, as over the whole mask
+        p = np.exp(logits - logits.max())
+        return int(legal[self.rng.choice(len(p), p=p / p.sum())])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
-        logits = self.logits(observation)
-        legal = action_mask.view(np.bool_) if action_mask.dtype == np.int8 else action_mask.astype(bool)
-        logits = np.where(legal, logits, -np.inf)
-        if self.deterministic:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        return int(self.rng.choice(len(p), p=p / p.sum()))
+        return self.choose(observation, np.flatnonzero(action_mask))
 
 
 class PolicyWithSearchBot:
-    """A learned policy that hands the end game to the heuristic's search: ``policy`` decides
-    until ``heuristic`` would start searching (``HeuristicBot.searches``: from ``search_from``
-    cards on the mountain), and ``heuristic`` from then on. The learned part plays most of the
-    game (the first 30-32 of the 44 cards); the last slots, where one wrong card loses the game
-    and the heuristic's rollouts of sampled deals judge best, go to the search. Its rollouts
-    play the heuristic's value model, not the policy. See the README ("Results") for what each
-    part adds."""
+    """A learned policy with an end-game search: ``policy`` decides until ``heuristic`` would
+    start searching (``HeuristicBot.searches``: from ``search_from`` cards on the mountain), and
+    from then on the search does. The learned part plays most of the game (the first 30-32 of
+    the 44 cards); the last slots, where one wrong card loses the game and rollouts of sampled
+    deals judge best, go to the search. Two searches (see the README, "Results"):
 
-    def __init__(self, policy: PolicyBot, heuristic: HeuristicBot) -> None:
-        self.policy, self.heuristic = policy, heuristic
+    - ``own_search=False`` (bot name ``policy+search:PATH``): the heuristic's own, search and
+      all: its value model picks the candidates and plays the rollouts.
+    - ``own_search=True`` (``policy+own-search:PATH``): the same search (``rollout_search``,
+      with ``heuristic``'s ``candidates``, ``rollouts``, ``search_from`` and seed), but the
+      policy picks the candidates (its likeliest moves) and plays every seat in the rollouts. No
+      hand-written strategy chooses a move, so against ``heuristic`` (its value model with the
+      same search) it compares the learned policy with the hand-written value model."""
+
+    def __init__(self, policy: PolicyBot, heuristic: HeuristicBot, own_search: bool = False) -> None:
+        self.policy, self.heuristic, self.own_search = policy, heuristic, own_search
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
         filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
-        if self.heuristic.searches(filled, len(view["players"])):
+        players = len(view["players"])
+        if not self.heuristic.searches(filled, players):
+            return self.policy.act(observation, action_mask, view)
+        if not self.own_search:
             return self.heuristic.act(observation, action_mask, view)
-        return self.policy.act(observation, action_mask, view)
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        likeliest = legal[np.argsort(-self.policy.logits(observation, legal), kind="stable")]
+        candidates = [int(a) for a in likeliest[: self.heuristic.candidates]]
+        rollouts = int(self.heuristic.setting("rollouts", players))
+        return rollout_search(view, candidates, rollouts, self.heuristic.seed, self.play_out)
+
+    def play_out(self, game: Game) -> None:
+        """Finish ``game`` with every seat playing the policy, from what that seat sees."""
+        while game.status == ONGOING:
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                game.apply_action(legal[0])
+            else:
+                observation = encoding.observation(game, game.current_player)
+                game.apply_action(self.policy.choose(observation, np.asarray(legal)))
 
 
 def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
-    alone, ~140x faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder) or
-    ``policy+search:PATH`` (that policy with the heuristic's end-game search). Given a ``table``
-    config, a policy made for another table is refused (``PolicyBot.check_table``)."""
+    alone, ~140x faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder),
+    ``policy+search:PATH`` (that policy with the heuristic's end-game search) or
+    ``policy+own-search:PATH`` (that policy with the same search over its own rollouts). Given a
+    ``table`` config, a policy made for another table is refused (``PolicyBot.check_table``)."""
     if spec == "random":
         return RandomBot(seed)
     if spec in ("heuristic", "heuristic-no-search"):
         return HeuristicBot(seed=seed) if spec == "heuristic" else HeuristicBot(seed=seed, rollouts=0)
-    for prefix in ("policy:", "policy+search:"):
-        if spec.startswith(prefix) and len(spec) > len(prefix):
-            policy = PolicyBot.load(spec[len(prefix) :], seed=seed)
-            if table is not None:
-                policy.check_table(table)
-            return policy if prefix == "policy:" else PolicyWithSearchBot(policy, HeuristicBot(seed=seed))
-    raise ValueError(f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy:PATH' "
-                     "or 'policy+search:PATH'")  # fmt: skip
+    kind, _, path = spec.partition(":")
+    if kind in ("policy", "policy+search", "policy+own-search") and path:
+        policy = PolicyBot.load(path, seed=seed)
+        if table is not None:
+            policy.check_table(table)
+        if kind == "policy":
+            return policy
+        return PolicyWithSearchBot(policy, HeuristicBot(seed=seed), own_search=kind == "policy+own-search")
+    raise ValueError(f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy:PATH', "
+                     "'policy+search:PATH' or 'policy+own-search:PATH'")  # fmt: skip

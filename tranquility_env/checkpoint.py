@@ -130,8 +130,8 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[Layer], Layer]:
     except SafetensorError as err:
         raise CheckpointError(f"{folder / WEIGHTS}: unreadable ({err})") from None
     hidden = about.get("hidden")
-    if not isinstance(hidden, list) or not all(isinstance(h, int) and h > 0 for h in hidden):
-        raise CheckpointError(f"{folder}: 'hidden' must be a list of layer sizes")
+    if not isinstance(hidden, list) or not hidden or not all(isinstance(h, int) and h > 0 for h in hidden):
+        raise CheckpointError(f"{folder}: 'hidden' must be a non-empty list of layer sizes")
     sizes = [encoding.OBSERVATION_SIZE, *hidden]
     names = [f"layers.{i}" for i in range(len(hidden))] + ["head"]
     shapes = [(sizes[i + 1], sizes[i]) for i in range(len(hidden))] + [(actions.N_ACTIONS, sizes[-1])]

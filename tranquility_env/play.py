@@ -3,7 +3,8 @@
 ``tranquility play --players 3 --seat 0 --bots policy,heuristic`` seats a person at ``--seat``
 and bots at the other seats, in seat order (one name fills them all; ``policy`` is the strongest
 shipped learned bot for that player count, ``policy+search`` the same with the heuristic's end-game
-search, ``policy:PATH`` any checkpoint). The screen shows only what
+search, ``policy+own-search`` the same with that search over its own rollouts, ``policy:PATH`` any
+checkpoint). The screen shows only what
 the person's seat may know: bots' discards and payments are face down, so they are shown as
 "discards two cards" and "pays a card". Every game is written to a replay file under
 ``--replays`` (JSON lines, ``replay.py``); ``tranquility replay FILE`` steps through it.
@@ -62,7 +63,7 @@ def public(move: str) -> str:
 
 def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[dict[int, Bot], list[str]]:
     """The bots of the seats other than ``human`` and every seat's name (``policy`` is the shipped
-    bot for the table, ``policy+search`` the same with the heuristic's end-game search)."""
+    bot for the table, ``policy+search`` and ``policy+own-search`` the same with an end-game search)."""
     seats = [s for s in range(config.players) if s != human]
     if len(names) == 1:
         names = names * len(seats)
@@ -71,7 +72,7 @@ def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[
     bots: dict[int, Bot] = {}
     seat_names = ["human"] * config.players
     for seat, name in zip(seats, names, strict=True):
-        if name in ("policy", "policy+search"):
+        if name in ("policy", "policy+search", "policy+own-search"):
             if config != Config(players=config.players):
                 raise ValueError("the shipped learned bots play the base game; use --bots heuristic with modules")
             name = f"{name}:{SHIPPED / SHIPPED_BOTS[config.players] / 'final'}"
