@@ -539,6 +539,12 @@ def test_mappo_trains_exports_a_bot_and_resumes(tmp_path: Path, monkeypatch: pyt
     bot = PolicyBot.load(str(run / "final"))
     assert bot.about["trainer"] == "MAPPO" and bot.about["steps"] == 128 and bot.config == Config(players=2)
     assert list((tmp_path / "runs" / "m").glob("events.out.tfevents.*"))
+    # the resume file holds the sampling stream where the run stopped, and a resume goes on from it
+    saved_rng = torch.load(run / "resume.pt", weights_only=True)["torch_rng"]
+    torch.manual_seed(0)  # the run's seed: a resume that re-seeded would start here
+    assert not torch.equal(saved_rng, torch.get_rng_state())
+    restored = []
+    monkeypatch.setattr(torch, "set_rng_state", lambda state: restored.append(state.clone()))
     threads = torch.get_num_threads()
     try:  # the thread count is the process's, not the run's: a resume may change it
         mappo.main([*[o for o in overrides if not o.startswith("total_steps")], "total_steps=192", "--resume",
@@ -546,6 +552,7 @@ def test_mappo_trains_exports_a_bot_and_resumes(tmp_path: Path, monkeypatch: pyt
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(threads)
+    assert len(restored) == 1 and torch.equal(restored[0], saved_rng)
     assert PolicyBot.load(str(run / "final")).about["steps"] == 192
     with pytest.raises(SystemExit):
         mappo.main([*overrides, "--resume", "vf_coef=0.1"])

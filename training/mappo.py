@@ -171,12 +171,17 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         optimizer.load_state_dict(saved["optimizer"])
         norm.mean, norm.var, norm.count = saved["norm"]
         global_step = int(saved["global_step"])
+        if "torch_rng" in saved:  # so the resumed run samples on from where it stopped, not from cfg.seed again
+            torch.set_rng_state(saved["torch_rng"])
+        else:  # saved before the stream was stored: at least not the start's stream again
+            torch.manual_seed(cfg.seed + global_step)
         print(f"resuming {cfg.run} at step {global_step}")
     save_config(cfg, run_dir)
 
     def save_resume() -> None:
         state = {"actor": actor.state_dict(), "critic": critic.state_dict(), "optimizer": optimizer.state_dict(),
-                 "norm": [norm.mean, norm.var, norm.count], "global_step": global_step}  # fmt: skip
+                 "norm": [norm.mean, norm.var, norm.count], "global_step": global_step,
+                 "torch_rng": torch.get_rng_state()}  # fmt: skip
         torch.save(state, run_dir / "resume.tmp.pt")
         (run_dir / "resume.tmp.pt").replace(run_dir / "resume.pt")  # atomic
 
