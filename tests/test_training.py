@@ -221,6 +221,21 @@ def test_policy_bot_loads_plays_legal_moves_and_refuses_another_table(tmp_path: 
     assert isinstance(make_bot(f"policy:{folder}"), PolicyBot)
 
 
+def test_a_policy_is_read_once_per_process_until_its_files_change(tmp_path: Path) -> None:
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=2))
+    first, second = make_bot(f"policy:{folder}", 1), make_bot(f"policy:{folder}", 2)
+    assert first.head[0] is second.head[0] and not first.head[0].flags.writeable  # shared, read-only
+    assert first.path == second.path == str(folder) and first.rng is not second.rng
+    # rewritten in place (as a training run rewrites final/): the new weights, not the kept ones
+    save(folder, {k: v * 2 for k, v in tiny_tensors([8]).items()}, Config(players=2), [8], "tanh", trainer="test")
+    again = make_bot(f"policy:{folder}", 1)
+    assert not np.array_equal(again.head[1], first.head[1])
+    np.testing.assert_array_equal(again.head[1], PolicyBot.load(str(folder)).head[1])
+    edit_json(folder, observation_size=99)  # damaged after it was read: still refused
+    with pytest.raises(CheckpointError, match="observations of size 99"):
+        make_bot(f"policy:{folder}")
+
+
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
 SHIPPED = sorted(SHIPPED_DIR.glob("*/final"))
 

@@ -7,9 +7,11 @@ the bot reads it). It returns an action id (``actions.py``).
 
 from __future__ import annotations
 
+import copy
 import functools
 import random
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -497,6 +499,12 @@ class PolicyBot:
         about, layers, head = load(path)
         return cls(about, layers, head, deterministic, seed, str(path))
 
+    def with_seed(self, seed: int | None) -> PolicyBot:
+        """The same policy, sharing its (read-only) weights, with a random stream of its own."""
+        twin = copy.copy(self)
+        twin.rng = np.random.default_rng(seed)
+        return twin
+
     def check_table(self, config: Any) -> None:
         """Refuse a table whose config differs from the one this policy was trained for."""
         from tranquility_env.checkpoint import CheckpointError
@@ -582,6 +590,29 @@ class PolicyWithSearchBot:
                 game.apply_action(self.policy.choose(observation, np.asarray(legal)))
 
 
+def load_policy(path: str, seed: int | None = None) -> PolicyBot:
+    """``PolicyBot.load(path, seed=seed)``, reading each checkpoint once per process. Evaluation
+    and DAgger seat new bots every deal, and loading one (about 14 ms) took longer than a whole
+    game of the policy. The copy kept is keyed by the folder's file names, sizes and modification
+    times, so a checkpoint rewritten in place (a training run's ``final/``) is read again."""
+    folder = Path(path).resolve()
+    try:
+        stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in sorted(folder.iterdir()))
+    except OSError:  # missing or unreadable: let the loader say what is wrong
+        return PolicyBot.load(path, seed=seed)
+    policy = _policy_once(str(folder), stamp).with_seed(seed)
+    policy.path = str(path)  # as the caller named it, for messages
+    return policy
+
+
+@functools.lru_cache(maxsize=16)
+def _policy_once(folder: str, stamp: tuple[tuple[str, int, int], ...]) -> PolicyBot:
+    policy = PolicyBot.load(folder)
+    for array in (policy.first_by_input, *(a for layer in (*policy.layers, policy.head) for a in layer)):
+        array.setflags(write=False)  # shared by every bot made from it
+    return policy
+
+
 def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
     alone, ~140x faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder),
@@ -594,7 +625,7 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
         return HeuristicBot(seed=seed) if spec == "heuristic" else HeuristicBot(seed=seed, rollouts=0)
     kind, _, path = spec.partition(":")
     if kind in ("policy", "policy+search", "policy+own-search") and path:
-        policy = PolicyBot.load(path, seed=seed)
+        policy = load_policy(path, seed)
         if table is not None:
             policy.check_table(table)
         if kind == "policy":
