@@ -532,6 +532,25 @@ def test_evaluation_does_not_depend_on_the_number_of_workers() -> None:
         evaluate("random,random,random", config, 4, workers=2)
 
 
+@pytest.mark.parametrize("progress", [True, False])
+def test_evaluation_shows_its_progress_on_a_terminal_only_when_asked(monkeypatch: pytest.MonkeyPatch,
+                                                                     progress: bool) -> None:  # fmt: skip
+    import io
+    import sys
+
+    from training.evaluate import evaluate
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream in (Terminal(), io.StringIO()):  # a terminal, then a log file
+        monkeypatch.setattr(sys, "stderr", stream)
+        evaluate("random", Config(players=2), 3, seed=9, progress=progress)
+        shown = "3/3" in stream.getvalue() and "random" in stream.getvalue()
+        assert shown == (progress and isinstance(stream, Terminal))
+
+
 def test_wilson_interval() -> None:
     from training.evaluate import wilson
 

@@ -15,6 +15,7 @@ partners it was not trained with.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import multiprocessing
@@ -84,16 +85,24 @@ def _outcome(job: tuple[str, Config, int]) -> tuple[bool, int, int, str | None]:
     return game.status == "won", game.cards_on_mountain(), game.turn, lost
 
 
-def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int = 1) -> TeamResult:
-    """The team SPEC on deals ``seed .. seed + games - 1``, over ``workers`` processes."""
+def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int = 1,
+             progress: bool = False) -> TeamResult:  # fmt: skip
+    """The team SPEC on deals ``seed .. seed + games - 1``, over ``workers`` processes;
+    ``progress`` shows a bar of the games played on a terminal (an end-game search team may
+    take an hour)."""
+    from tqdm import tqdm
+
     seat_team(spec, config)  # a bad SPEC, or a checkpoint made for another table, fails before any game
     jobs = [(spec, config, seed + i) for i in range(games)]
-    if workers > 1:
-        # spawn, not fork: the caller may be a trainer with torch's threads running
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            outcomes = pool.map(_outcome, jobs, chunksize=max(1, games // (8 * workers)))
-    else:
-        outcomes = [_outcome(job) for job in jobs]
+    with contextlib.ExitStack() as stack:
+        if workers > 1:
+            # spawn, not fork: the caller may be a trainer with torch's threads running
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
+            played = pool.imap(_outcome, jobs, chunksize=max(1, games // (40 * workers)))
+        else:
+            played = map(_outcome, jobs)
+        # disable=None: a bar on a terminal only, not in a log file
+        outcomes = list(tqdm(played, total=games, desc=spec, unit="game", disable=None if progress else True))
     wins = sum(o[0] for o in outcomes)
     losses = Counter(o[3] for o in outcomes if o[3] is not None)
     cards, turns = sum(o[1] for o in outcomes), sum(o[2] for o in outcomes)
@@ -173,7 +182,7 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        results = [evaluate(spec, config, args.games, args.seed, args.workers) for spec in args.team]
+        results = [evaluate(spec, config, args.games, args.seed, args.workers, progress=True) for spec in args.team]
     except ValueError as err:
         parser.error(str(err))
     report: dict = {"config": config.to_dict(), "games": args.games, "seed": args.seed,
