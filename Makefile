@@ -49,8 +49,8 @@ results: $(VENV)/.installed
 	done
 
 # The fine-tuned bots with the heuristic's end-game search (README, Results): as slow as the
-# heuristic's games on this machine: 30-42, 26, 33-51 and 50 minutes at 2, 3, 4 and 5 players; solo
-# over an hour.
+# heuristic's games on this machine: 30-42, 26, 33-51 and 50 minutes at 2, 3, 4 and 5 players;
+# solo 97 minutes (the heuristic: 61).
 results-search: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/search \
