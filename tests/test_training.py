@@ -544,6 +544,8 @@ def test_evaluation_shows_its_progress_on_a_terminal_only_when_asked(monkeypatch
         def isatty(self) -> bool:
             return True
 
+    if not progress:  # without the bar, evaluation needs no tqdm (the env alone does not install it)
+        monkeypatch.setitem(sys.modules, "tqdm", None)
     for stream in (Terminal(), io.StringIO()):  # a terminal, then a log file
         monkeypatch.setattr(sys, "stderr", stream)
         evaluate("random", Config(players=2), 3, seed=9, progress=progress)

@@ -90,8 +90,6 @@ def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int 
     """The team SPEC on deals ``seed .. seed + games - 1``, over ``workers`` processes;
     ``progress`` shows a bar of the games played on a terminal (an end-game search team may
     take an hour)."""
-    from tqdm import tqdm
-
     seat_team(spec, config)  # a bad SPEC, or a checkpoint made for another table, fails before any game
     jobs = [(spec, config, seed + i) for i in range(games)]
     with contextlib.ExitStack() as stack:
@@ -101,8 +99,11 @@ def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int 
             played = pool.imap(_outcome, jobs, chunksize=max(1, games // (40 * workers)))
         else:
             played = map(_outcome, jobs)
-        # disable=None: a bar on a terminal only, not in a log file
-        outcomes = list(tqdm(played, total=games, desc=spec, unit="game", disable=None if progress else True))
+        if progress:
+            from tqdm import tqdm  # the train extra's: only a caller who asks for the bar needs it
+
+            played = tqdm(played, total=games, desc=spec, unit="game", disable=None)  # None: on a terminal only
+        outcomes = list(played)
     wins = sum(o[0] for o in outcomes)
     losses = Counter(o[3] for o in outcomes if o[3] is not None)
     cards, turns = sum(o[1] for o in outcomes), sum(o[2] for o in outcomes)
