@@ -597,7 +597,8 @@ def load_policy(path: str, seed: int | None = None) -> PolicyBot:
     times, so a checkpoint rewritten in place (a training run's ``final/``) is read again."""
     folder = Path(path).resolve()
     try:
-        stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in sorted(folder.iterdir()))
+        stats = ((f.name, f.stat()) for f in sorted(folder.iterdir()))
+        stamp = tuple((name, stat.st_size, stat.st_mtime_ns) for name, stat in stats)
     except OSError:  # missing or unreadable: let the loader say what is wrong
         return PolicyBot.load(path, seed=seed)
     policy = _policy_once(str(folder), stamp).with_seed(seed)
