@@ -592,7 +592,7 @@ class PolicyWithSearchBot:
 
 def load_policy(path: str, seed: int | None = None) -> PolicyBot:
     """``PolicyBot.load(path, seed=seed)``, reading each checkpoint once per process. Evaluation
-    and DAgger seat new bots every deal, and loading one (about 14 ms) took longer than a whole
+    and DAgger seat new bots every deal, and loading one took longer than a whole
     game of the policy. The copy kept is keyed by the folder's file names, sizes and modification
     times, so a checkpoint rewritten in place (a training run's ``final/``) is read again."""
     folder = Path(path).resolve()
