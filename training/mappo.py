@@ -94,6 +94,13 @@ class Actor(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(obs)).masked_fill(~mask, -1e8)
 
+    def load_pairs(self, pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """Set the (weight, bias) pairs of a bot checkpoint: hidden layers, then the head."""
+        with torch.no_grad():
+            for linear, (weight, bias) in zip([*self.body[::2], self.head], pairs, strict=True):
+                linear.weight.copy_(torch.as_tensor(weight))
+                linear.bias.copy_(torch.as_tensor(bias))
+
 
 def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (weight, bias) pairs of ``cfg.init_actor``, hidden layers then head, checked against the run."""
@@ -156,11 +163,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5)
     global_step = 0
     if cfg.init_actor and not resume:
-        linears = [*actor.body[::2], actor.head]
-        with torch.no_grad():
-            for linear, (weight, bias) in zip(linears, starting_actor(cfg), strict=True):
-                linear.weight.copy_(torch.as_tensor(weight))
-                linear.bias.copy_(torch.as_tensor(bias))
+        actor.load_pairs(starting_actor(cfg))
     if resume:
         if not (run_dir / "resume.pt").is_file():
             raise FileNotFoundError(f"--resume: no {run_dir / 'resume.pt'} (has this run saved a checkpoint yet?)")

@@ -564,10 +564,13 @@ class PolicyWithSearchBot:
     def __init__(self, policy: PolicyBot, heuristic: HeuristicBot, own_search: bool = False) -> None:
         self.policy, self.heuristic, self.own_search = policy, heuristic, own_search
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+    def searching(self, view: Mapping[str, Any]) -> bool:
+        """Whether the search, not the policy, decides in this seat's position."""
         filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
-        players = len(view["players"])
-        if not self.heuristic.searches(filled, players):
+        return self.heuristic.searches(filled, len(view["players"]))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        if not self.searching(view):
             return self.policy.act(observation, action_mask, view)
         if not self.own_search:
             return self.heuristic.act(observation, action_mask, view)
@@ -576,7 +579,7 @@ class PolicyWithSearchBot:
             return int(legal[0])
         likeliest = legal[np.argsort(-self.policy.logits(observation, legal), kind="stable")]
         candidates = [int(a) for a in likeliest[: self.heuristic.candidates]]
-        rollouts = int(self.heuristic.setting("rollouts", players))
+        rollouts = int(self.heuristic.setting("rollouts", len(view["players"])))
         return rollout_search(view, candidates, rollouts, self.heuristic.seed, self.play_out)
 
     def play_out(self, game: Game) -> None:

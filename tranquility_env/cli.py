@@ -1,4 +1,4 @@
-"""The ``tranquility`` command: ``train``, ``mappo``, ``rllib``, ``evaluate``, ``play`` and ``replay``.
+"""The ``tranquility`` command: ``train``, ``mappo``, ``distill``, ``rllib``, ``evaluate``, ``play`` and ``replay``.
 
 Training and evaluation live in ``training/`` and need the ``train`` extra; playing does not."""
 
@@ -9,6 +9,7 @@ import sys
 COMMANDS = {  # command -> (module, function)
     "train": ("training.train", "main"),
     "mappo": ("training.mappo", "main"),
+    "distill": ("training.distill", "main"),
     "rllib": ("training.rllib_train", "main"),
     "evaluate": ("training.evaluate", "main"),
     "play": ("tranquility_env.play", "main"),

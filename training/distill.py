@@ -1,0 +1,250 @@
+"""Search distillation: ``tranquility distill [--config FILE] [key=value ...]``.
+
+One step of expert iteration (as in AlphaZero's policy target, or ExIt, Anthony et al., 2017):
+a learned bot with an end-game search plays, and the bot alone is then fitted to the search's
+choices, so that it plays its own end game better without the search.
+
+1. **Collect.** ``games`` deals (seeds ``first_seed``, ...; apart from the tuning deals 500,000+
+   and the evaluation deals 1,000,000+), every seat ``policy+<teacher>:<init_actor>``, seeded as
+   ``tranquility evaluate`` seeds its bots. Every decision with more than one legal action is
+   kept: the searched ones (from the search's ``search_from`` cards on) with the search's choice
+   as the label, the others as anchors. Kept in ``<logs_dir>/<run>/decisions.npz`` and reused
+   by a rerun with the same ``teacher``, ``games``, ``first_seed`` and starting weights
+   (collecting is most of the time).
+2. **Fit.** From ``init_actor``'s weights: cross-entropy on the search's choices, plus
+   ``anchor_weight`` times the KL divergence from the starting policy on the anchors, so that
+   the policy keeps the opening and middle game it learned with RL. The last ``valid_games``
+   deals are held out; each epoch prints how often the policy's own choice is the search's
+   there (``distill/agreement``) and is the starting policy's on the anchors.
+3. **Export and measure.** ``checkpoints/<run>/final`` (the bot format), then the new and the
+   starting policy alone on ``eval_games`` tuning deals (seeds 500,000+), one table.
+
+``teacher`` is ``own-search`` (the policy's own candidates and rollouts: no hand-written move
+enters) or ``search`` (the heuristic's search, ``policy+search``). The table, players, hidden
+layers and activation are the starting checkpoint's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import json
+import multiprocessing
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from training.common import RunConfig, check_type, export_actor, run_trainer, save_config, trainer_parser
+from training.evaluate import evaluate, markdown, seat_team
+from training.mappo import Actor
+from tranquility_env import Config, Game, actions, checkpoint, encoding
+from tranquility_env.game import ONGOING
+from tranquility_env.views import LazySeatView
+
+TEACHERS = ("own-search", "search")
+
+
+@dataclass
+class DistillConfig:
+    run: str = "p5_distill"  # names checkpoints/<run>/ and <logs_dir>/<run>/
+    init_actor: str = "checkpoints/p5_mappo_finetune/final"  # the policy that plays, searches and is fitted
+    teacher: str = "own-search"  # or "search": see the module docstring
+    games: int = 400  # deals the policy with its search plays (5 players: about 13 s each on one core)
+    first_seed: int = 2_000_000
+    workers: int = 2  # processes that play the deals
+    valid_games: int = 40  # the last deals, held out from the fit
+    epochs: int = 8
+    batch_size: int = 256
+    learning_rate: float = 1e-4
+    anchor_weight: float = 1.0
+    eval_games: int = 600  # tuning deals (seeds 500,000+) for the table at the end
+    seed: int = 0
+    checkpoints_dir: str = "checkpoints"
+    logs_dir: str = "runs"
+
+    AT_LEAST_ONE = ("games", "workers", "epochs", "batch_size", "eval_games")
+    COLLECTION = ("teacher", "games", "first_seed")  # with the starting weights, what the decisions depend on
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            check_type(f.name, getattr(self, f.name), f.type)
+        for name in self.AT_LEAST_ONE:
+            if getattr(self, name) < 1:
+                raise ValueError(f"train config {name!r} must be at least 1")
+        if self.teacher not in TEACHERS:
+            raise ValueError(f"train config 'teacher' must be one of {list(TEACHERS)}, got {self.teacher!r}")
+        if not 1 <= self.valid_games < self.games:
+            raise ValueError(f"train config 'valid_games' must be at least 1 and below 'games' ({self.games})")
+        if self.anchor_weight < 0 or self.learning_rate <= 0:
+            raise ValueError("train config 'anchor_weight' must be at least 0 and 'learning_rate' above 0")
+        self.starting()  # a missing or damaged checkpoint fails before any game
+
+    def starting(self) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
+        """``init_actor``'s description and its (weight, bias) pairs, hidden layers then head."""
+        about, layers, head = checkpoint.load(self.init_actor)
+        return about, [*layers, head]
+
+    def run_config(self, about: dict) -> RunConfig:
+        """The shared run fields ``export_actor`` writes: the starting checkpoint's table and network."""
+        table = Config.from_dict(about["config"])
+        modules = {k: getattr(table, k) for k in ("players", "green_path", "panoramas", "goats")}
+        run = RunConfig(run=self.run, hidden=about["hidden"], activation=about["activation"], **modules)
+        if run.game_config() != table:  # a table the trainers' configs cannot name (say, another hand size)
+            raise checkpoint.CheckpointError(
+                f"{self.init_actor} was made for a table trainers do not make: {about['config']}"
+            )
+        return run
+
+
+# ------------------------------------------------------------------------------ 1. collect
+def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+    """(observations as float16, masks packed to bits, actions, searched?, won?) of every decision
+    with more than one legal action in one deal played by the team ``spec``."""
+    spec, config, deal = job
+    game = Game.new(config, deal)
+    bots = seat_team(spec, config, seed=deal * 8)
+    obs, masks, chosen, searched = [], [], [], []
+    while game.status == ONGOING:
+        seat = game.current
+        o, m, view = encoding.observation(game, seat), encoding.action_mask(game, seat), LazySeatView(game, seat)
+        action = bots[seat].act(o, m, view)
+        if m.sum() > 1:
+            obs.append(o.astype(np.float16))
+            masks.append(np.packbits(m))
+            chosen.append(action)
+            searched.append(bots[seat].searching(view))
+        game.apply_action(action)
+    return np.array(obs), np.array(masks), np.array(chosen), np.array(searched), game.status == "won"
+
+
+def collect(cfg: DistillConfig, about: dict, path: Path) -> dict[str, np.ndarray]:
+    """The decisions of ``cfg.games`` deals, from ``path`` if it holds those of the same settings
+    and starting weights (``about``: the starting checkpoint's description)."""
+    config = Config.from_dict(about["config"])
+    settings = {k: getattr(cfg, k) for k in cfg.COLLECTION} | {k: about[k] for k in ("config", "weights_sha256")}
+    meta = json.dumps(settings, sort_keys=True)
+    if path.is_file():
+        with np.load(path) as saved:
+            if str(saved["meta"]) == meta:
+                print(f"reusing the decisions in {path}")
+                return {k: saved[k] for k in saved.files}
+    spec = f"policy+{cfg.teacher}:{cfg.init_actor}"
+    jobs = [(spec, config, cfg.first_seed + i) for i in range(cfg.games)]
+    with contextlib.ExitStack() as stack:
+        if cfg.workers > 1:  # spawn, not fork: torch's threads are running
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(cfg.workers))
+            played = pool.imap(deal_decisions, jobs)
+        else:
+            played = map(deal_decisions, jobs)
+        parts = list(tqdm(played, total=cfg.games, desc=f"collect {spec}", unit="deal", disable=None))
+    data = {
+        name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(("obs", "masks", "chosen", "searched"))
+    }
+    data["deal"] = np.concatenate([np.full(len(p[2]), i) for i, p in enumerate(parts)])
+    data["won"] = np.array([p[4] for p in parts])
+    data["meta"] = np.array(meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".tmp.npz"), "wb") as f:  # written whole, then renamed: never half a file
+        np.savez(f, **data)
+    path.with_suffix(".tmp.npz").replace(path)
+    return data
+
+
+# ------------------------------------------------------------------------------ 2. fit
+def batch(data: dict[str, np.ndarray], idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    mask = np.unpackbits(data["masks"][idx], axis=1, count=actions.N_ACTIONS).astype(bool)  # drop the padding
+    obs = torch.as_tensor(data["obs"][idx], dtype=torch.float32)
+    return obs, torch.as_tensor(mask), torch.as_tensor(data["chosen"][idx], dtype=torch.int64)
+
+
+def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, reference: Actor | None = None) -> float:
+    """The share of decisions ``idx`` where ``actor``'s likeliest action is the one chosen (or,
+    given a ``reference`` actor, that actor's likeliest)."""
+    same = 0
+    with torch.no_grad():
+        for part in np.array_split(idx, max(1, len(idx) // 1024)):
+            obs, mask, chosen = batch(data, part)
+            if reference is not None:
+                chosen = reference(obs, mask).argmax(1)
+            same += int((actor(obs, mask).argmax(1) == chosen).sum())
+    return same / max(1, len(idx))
+
+
+def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: SummaryWriter) -> None:
+    """Cross-entropy on the search's choices plus ``anchor_weight`` x KL(start || actor) on the anchors."""
+    start = copy.deepcopy(actor).requires_grad_(False)
+    held_out = data["deal"] >= cfg.games - cfg.valid_games
+    labelled = np.flatnonzero(data["searched"] & ~held_out)
+    anchors = np.flatnonzero(~data["searched"] & ~held_out)
+    valid, valid_anchors = np.flatnonzero(data["searched"] & held_out), np.flatnonzero(~data["searched"] & held_out)
+    print(f"{len(labelled)} searched decisions and {len(anchors)} anchors to fit; {len(valid)} and "
+          f"{len(valid_anchors)} held out")  # fmt: skip
+    rng = np.random.default_rng(cfg.seed)
+    optimizer = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
+
+    def report(epoch: int) -> None:
+        agree, keep = agreement(actor, data, valid), agreement(actor, data, valid_anchors, reference=start)
+        writer.add_scalar("distill/agreement", agree, epoch)
+        writer.add_scalar("distill/anchor_agreement", keep, epoch)
+        print(f"epoch {epoch}/{cfg.epochs}: held out, the search's choice {agree:.1%}, "
+              f"the starting policy's on the anchors {keep:.1%}")  # fmt: skip
+
+    report(0)
+    for epoch in range(1, cfg.epochs + 1):
+        for idx in np.array_split(rng.permutation(labelled), max(1, len(labelled) // cfg.batch_size)):
+            obs, mask, chosen = batch(data, idx)
+            loss = torch.nn.functional.cross_entropy(actor(obs, mask), chosen)
+            if cfg.anchor_weight and len(anchors):
+                obs, mask, _ = batch(data, rng.choice(anchors, len(idx)))
+                log_p = torch.log_softmax(actor(obs, mask), 1)
+                log_q = torch.log_softmax(start(obs, mask), 1)
+                loss = loss + cfg.anchor_weight * (log_q.exp() * (log_q - log_p)).sum(1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        writer.add_scalar("losses/loss", loss.item(), epoch)
+        report(epoch)
+
+
+# ------------------------------------------------------------------------------ the run
+def distill(cfg: DistillConfig) -> Path:
+    torch.manual_seed(cfg.seed)
+    about, weights = cfg.starting()
+    run = cfg.run_config(about)
+    config = run.game_config()
+    run_dir, logs = Path(cfg.checkpoints_dir) / cfg.run, Path(cfg.logs_dir) / cfg.run
+    started = time.time()
+    data = collect(cfg, about, logs / "decisions.npz")
+    print(f"{len(data['chosen'])} decisions of {cfg.games} deals, {data['searched'].sum()} searched; "
+          f"the team with its search won {data['won'].mean():.1%} of them ({time.time() - started:.0f} s)")  # fmt: skip
+
+    actor = Actor(about["hidden"], about["activation"])
+    actor.load_pairs(weights)
+    writer = SummaryWriter(logs)
+    fit(cfg, actor, data, writer)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir)  # type: ignore[arg-type]  # any dataclass: its fields as YAML
+    final = export_actor(list(actor.body[::2]), actor.head, run, run_dir / "final", about.get("steps", 0),
+                         f"search distillation ({cfg.teacher}) of {cfg.init_actor}")  # fmt: skip
+
+    results = [evaluate(f"policy:{p}", config, cfg.eval_games, 500_000, cfg.workers) for p in (final, cfg.init_actor)]
+    writer.add_scalar("eval/win_rate", results[0].win_rate, cfg.epochs)
+    writer.close()
+    print(markdown(results, config))
+    return final
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = trainer_parser("tranquility distill", __doc__)
+    args = parser.parse_intermixed_args(argv)
+    run_trainer(parser, args.config, args.overrides, DistillConfig, distill)
+
+
+if __name__ == "__main__":
+    main()
