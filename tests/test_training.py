@@ -353,13 +353,13 @@ def test_policy_with_its_own_search_never_asks_the_value_model(monkeypatch: pyte
     bot.heuristic = heuristic  # 4 rollouts a candidate: the same search, quick enough for CI
     searched: list[list[int]] = []
 
-    def search(view, candidates, rollouts, seed, play_out) -> int:
+    def search(view, candidates, rollouts, seed, play_out) -> list[float]:
         assert rollouts == 4 and play_out == bot.play_out
         searched.append(candidates)
         return real_search(view, candidates, rollouts, seed, play_out)
 
-    real_search = bots.rollout_search
-    monkeypatch.setattr(bots, "rollout_search", search)
+    real_search = bots.rollout_scores
+    monkeypatch.setattr(bots, "rollout_scores", search)
     monkeypatch.setattr(_HeuristicTurn, "ranked", lambda self: pytest.fail("the value model was asked"))
     game = Game.new({"players": 3}, 11)
     while game.status == "ongoing":
@@ -374,6 +374,8 @@ def test_policy_with_its_own_search_never_asks_the_value_model(monkeypatch: pyte
         elif len(legal) > 1:  # the policy's likeliest moves, likeliest first, are the candidates
             likeliest = legal[np.argsort(-policy.logits(observation, legal), kind="stable")][: heuristic.candidates]
             assert searched[-1] == likeliest.tolist() and action in searched[-1]
+            scores = bot.last_search  # what distillation learns from: every candidate's mean score
+            assert list(scores) == searched[-1] and scores[action] == max(scores.values())
         game.apply_action(action)
     assert searched  # this deal reaches the search
     with pytest.raises(CheckpointError, match="players"):
@@ -704,6 +706,8 @@ def test_distill_fit_moves_the_policy_to_the_labels_and_the_anchors_keep_the_res
     with torch.no_grad():  # the labels: the legal action the starting policy likes second best
         legal = torch.as_tensor(np.unpackbits(data["masks"], axis=1, count=actions.N_ACTIONS).astype(bool))
         data["chosen"] = start(torch.as_tensor(data["obs"], dtype=torch.float32), legal).topk(2).indices[:, 1].numpy()
+    data["candidates"] = np.full((len(obs), distill.MAX_CANDIDATES), -1)  # no scores: the choice is the target
+    data["scores"] = np.zeros((len(obs), distill.MAX_CANDIDATES))
     labelled, anchors = np.flatnonzero(data["searched"]), np.flatnonzero(~data["searched"])
     assert distill.agreement(start, data, labelled) == 0.0
     kept = {}
@@ -725,9 +729,24 @@ def test_distill_fit_moves_the_policy_to_the_labels_and_the_anchors_keep_the_res
     ({"games": 0}, "'games' must be at least 1"),
     ({"init_actor": "no/such/folder"}, "not a bot checkpoint"),
     ({"epochs": "many"}, "'epochs' must be int"),
+    ({"temperature": -1.0}, "'temperature' must be at least 0"),
 ])  # fmt: skip
 def test_distill_refuses_wrong_settings(override: dict, message: str) -> None:
     from training.distill import DistillConfig
 
     with pytest.raises(ValueError, match=message):
         DistillConfig(**{"init_actor": "checkpoints/p2_mappo_finetune/final", **override})
+
+
+def test_distill_targets_weigh_the_candidates_by_their_rollout_scores() -> None:
+    from training.distill import MAX_CANDIDATES, targets
+
+    pad = [-1] * (MAX_CANDIDATES - 3)
+    data = {"candidates": np.array([[7, 3, 9, *pad], [-1, -1, -1, *pad]]), "chosen": np.array([3, 5]),
+            "scores": np.array([[40.0, 41.0, 40.0, *[0.0] * len(pad)], [0.0] * MAX_CANDIDATES])}  # fmt: skip
+    ids, weights = targets(data, np.arange(2), temperature=1.0)
+    e = np.exp(1.0)
+    assert ids[0, :3].tolist() == [7, 3, 9] and np.allclose(weights[0, :3], [1 / (e + 2), e / (e + 2), 1 / (e + 2)])
+    assert weights[0, 3:].sum() == 0 and ids[1, 0] == 5 and weights[1].tolist() == [1.0] + [0.0] * (MAX_CANDIDATES - 1)
+    ids, weights = targets(data, np.arange(2), temperature=0.0)  # the search's choice alone
+    assert ids[0, 0] == 3 and weights[0, 0] == 1.0 and weights[0, 1:].sum() == 0

@@ -48,6 +48,7 @@ from tranquility_env.game import ONGOING
 from tranquility_env.views import LazySeatView
 
 TEACHERS = ("own-search", "search")
+MAX_CANDIDATES = 16  # candidates kept of a search (the heuristic's default: 6)
 
 
 @dataclass
@@ -63,6 +64,7 @@ class DistillConfig:
     batch_size: int = 256
     learning_rate: float = 1e-4
     anchor_weight: float = 1.0
+    temperature: float = 1.0  # of the search's scores (cards + 10 a win); 0: the search's choice alone
     eval_games: int = 600  # tuning deals (seeds 500,000+) for the table at the end
     seed: int = 0
     checkpoints_dir: str = "checkpoints"
@@ -81,8 +83,9 @@ class DistillConfig:
             raise ValueError(f"train config 'teacher' must be one of {list(TEACHERS)}, got {self.teacher!r}")
         if not 1 <= self.valid_games < self.games:
             raise ValueError(f"train config 'valid_games' must be at least 1 and below 'games' ({self.games})")
-        if self.anchor_weight < 0 or self.learning_rate <= 0:
-            raise ValueError("train config 'anchor_weight' must be at least 0 and 'learning_rate' above 0")
+        if self.anchor_weight < 0 or self.temperature < 0 or self.learning_rate <= 0:
+            raise ValueError("train config 'anchor_weight' and 'temperature' must be at least 0, "
+                             "'learning_rate' above 0")  # fmt: skip
         self.starting()  # a missing or damaged checkpoint fails before any game
 
     def starting(self) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
@@ -103,13 +106,14 @@ class DistillConfig:
 
 
 # ------------------------------------------------------------------------------ 1. collect
-def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
-    """(observations as float16, masks packed to bits, actions, searched?, won?) of every decision
-    with more than one legal action in one deal played by the team ``spec``."""
+def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, ...]:
+    """(observations as float16, masks packed to bits, actions, searched?, candidates, their mean
+    rollout scores, won?) of every decision with more than one legal action in one deal played by
+    the team ``spec``. Candidates and scores are padded with -1 and 0 to ``MAX_CANDIDATES``."""
     spec, config, deal = job
     game = Game.new(config, deal)
     bots = seat_team(spec, config, seed=deal * 8)
-    obs, masks, chosen, searched = [], [], [], []
+    obs, masks, chosen, searched, candidates, scores = [], [], [], [], [], []
     while game.status == ONGOING:
         seat = game.current
         o, m, view = encoding.observation(game, seat), encoding.action_mask(game, seat), LazySeatView(game, seat)
@@ -119,8 +123,13 @@ def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, np.ndarray
             masks.append(np.packbits(m))
             chosen.append(action)
             searched.append(bots[seat].searching(view))
+            found = list(bots[seat].last_search.items())[:MAX_CANDIDATES]
+            pad = MAX_CANDIDATES - len(found)
+            candidates.append([a for a, _ in found] + [-1] * pad)
+            scores.append([v for _, v in found] + [0.0] * pad)
         game.apply_action(action)
-    return np.array(obs), np.array(masks), np.array(chosen), np.array(searched), game.status == "won"
+    return (np.array(obs), np.array(masks), np.array(chosen), np.array(searched),
+            np.array(candidates, dtype=np.int16), np.array(scores, dtype=np.float32), game.status == "won")  # fmt: skip
 
 
 def collect(cfg: DistillConfig, about: dict, path: Path) -> dict[str, np.ndarray]:
@@ -143,11 +152,10 @@ def collect(cfg: DistillConfig, about: dict, path: Path) -> dict[str, np.ndarray
         else:
             played = map(deal_decisions, jobs)
         parts = list(tqdm(played, total=cfg.games, desc=f"collect {spec}", unit="deal", disable=None))
-    data = {
-        name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(("obs", "masks", "chosen", "searched"))
-    }
+    names = ("obs", "masks", "chosen", "searched", "candidates", "scores")
+    data = {name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(names)}
     data["deal"] = np.concatenate([np.full(len(p[2]), i) for i, p in enumerate(parts)])
-    data["won"] = np.array([p[4] for p in parts])
+    data["won"] = np.array([p[-1] for p in parts])
     data["meta"] = np.array(meta)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".tmp.npz"), "wb") as f:  # written whole, then renamed: never half a file
@@ -161,6 +169,22 @@ def batch(data: dict[str, np.ndarray], idx: np.ndarray) -> tuple[torch.Tensor, t
     mask = np.unpackbits(data["masks"][idx], axis=1, count=actions.N_ACTIONS).astype(bool)  # drop the padding
     obs = torch.as_tensor(data["obs"][idx], dtype=torch.float32)
     return obs, torch.as_tensor(mask), torch.as_tensor(data["chosen"][idx], dtype=torch.int64)
+
+
+def targets(data: dict[str, np.ndarray], idx: np.ndarray, temperature: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """(action ids, weights), a row per decision: the search's candidates weighted by the softmax
+    of their mean rollout scores / ``temperature``, so that moves the rollouts found about as
+    good get about the same weight; with ``temperature`` 0, or no scores, the chosen move alone."""
+    ids = data["candidates"][idx].astype(np.int64)
+    scored = ids >= 0
+    logits = np.where(scored, data["scores"][idx] / max(temperature, 1e-9), 0.0)
+    top = np.max(logits, axis=1, where=scored, initial=-np.inf, keepdims=True)
+    weights = np.where(scored, np.exp(logits - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    hard = (temperature == 0) | ~scored.any(1)
+    ids[hard], weights[hard] = -1, 0.0
+    ids[hard, 0], weights[hard, 0] = data["chosen"][idx][hard], 1.0
+    weights /= weights.sum(1, keepdims=True)
+    return torch.as_tensor(np.maximum(ids, 0)), torch.as_tensor(weights, dtype=torch.float32)
 
 
 def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, reference: Actor | None = None) -> float:
@@ -198,8 +222,9 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
     report(0)
     for epoch in range(1, cfg.epochs + 1):
         for idx in np.array_split(rng.permutation(labelled), max(1, len(labelled) // cfg.batch_size)):
-            obs, mask, chosen = batch(data, idx)
-            loss = torch.nn.functional.cross_entropy(actor(obs, mask), chosen)
+            obs, mask, _ = batch(data, idx)
+            ids, weights = targets(data, idx, cfg.temperature)
+            loss = -(weights * torch.log_softmax(actor(obs, mask), 1).gather(1, ids)).sum(1).mean()
             if cfg.anchor_weight and len(anchors):
                 obs, mask, _ = batch(data, rng.choice(anchors, len(idx)))
                 log_p = torch.log_softmax(actor(obs, mask), 1)

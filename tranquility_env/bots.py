@@ -146,6 +146,7 @@ class HeuristicBot:
         self.seed = random.randrange(1 << 63) if seed is None else seed
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        self.last_search: dict[int, float] = {}
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
@@ -167,10 +168,10 @@ class HeuristicBot:
         return _BY_PLAYERS[name][players] if value is None else value
 
     def search(self, view: Mapping[str, Any], candidates: list[int]) -> int:
-        """The candidate ``rollout_search`` picks, every seat playing this strategy without
-        search in the rollouts."""
+        """The candidate with the best ``rollout_scores``, every seat playing this strategy
+        without search in the rollouts; the scores are kept in ``last_search``."""
         rollouts = int(self.setting("rollouts", len(view["players"])))
-        return rollout_search(view, candidates, rollouts, self.seed, self.play_out)
+        return _best(view, candidates, rollouts, self.seed, self.play_out, self.last_search)
 
     def play_out(self, game: Game) -> None:
         """Finish ``game`` with every seat playing the value model alone (no search)."""
@@ -179,25 +180,33 @@ class HeuristicBot:
             game.apply_action(legal[0] if len(legal) == 1 else _HeuristicTurn.from_game(game, legal, self).ranked()[0])
 
 
-def rollout_search(view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int,
-                   play_out: Callable[[Game], None]) -> int:  # fmt: skip
-    """The candidate with the best total over ``rollouts`` sampled deals of the unseen cards
+def rollout_scores(view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int,
+                   play_out: Callable[[Game], None]) -> list[float]:  # fmt: skip
+    """Each candidate's mean score over ``rollouts`` sampled deals of the unseen cards
     (``views.sample_game``, the same deals for every candidate), each finished by ``play_out``.
-    A game's score: the cards on the mountain at its end, plus ``_WIN_SCORE`` if won. Ties go to
-    the earlier candidate. The deals come from a generator seeded by (``seed``, turn, seat)."""
+    A game's score: the cards on the mountain at its end, plus ``_WIN_SCORE`` if won. The deals
+    come from a generator seeded by (``seed``, turn, seat)."""
     rng = random.Random(f"{seed}/{view['turn']}/{view['seat']}")
     worlds = [sample_game(view, rng) for _ in range(rollouts)]
 
-    def score(action: int) -> int:
+    def score(action: int) -> float:
         total = 0
         for world in worlds:
             game = world.clone()
             game.apply_action(action)
             play_out(game)
             total += mrules.cards_on_mountain(game.mountain) + (_WIN_SCORE if game.status == WON else 0)
-        return total
+        return total / rollouts
 
-    return max(candidates, key=score)
+    return [score(action) for action in candidates]
+
+
+def _best(view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int,
+          play_out: Callable[[Game], None], scores: dict[int, float]) -> int:  # fmt: skip
+    """The candidate with the best ``rollout_scores`` (ties to the earlier one); ``scores`` is
+    filled with every candidate's, for whoever learns from the search (``training/distill.py``)."""
+    scores.update(zip(candidates, rollout_scores(view, candidates, rollouts, seed, play_out), strict=True))
+    return max(candidates, key=scores.__getitem__)
 
 
 _WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
@@ -555,7 +564,7 @@ class PolicyWithSearchBot:
 
     - ``own_search=False`` (bot name ``policy+search:PATH``): the heuristic's own, search and
       all: its value model picks the candidates and plays the rollouts.
-    - ``own_search=True`` (``policy+own-search:PATH``): the same search (``rollout_search``,
+    - ``own_search=True`` (``policy+own-search:PATH``): the same search (``rollout_scores``,
       with ``heuristic``'s ``candidates``, ``rollouts``, ``search_from`` and seed), but the
       policy picks the candidates (its likeliest moves) and plays every seat in the rollouts. No
       hand-written strategy chooses a move, so against ``heuristic`` (its value model with the
@@ -569,7 +578,15 @@ class PolicyWithSearchBot:
         filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
         return self.heuristic.searches(filled, len(view["players"]))
 
+    @property
+    def last_search(self) -> dict[int, float]:
+        """The candidates of this bot's last decision with their mean rollout scores; empty if
+        it did not search."""
+        return self.own_scores if self.own_search else getattr(self.heuristic, "last_search", {})
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        self.own_scores: dict[int, float] = {}
+        self.heuristic.last_search = {}
         if not self.searching(view):
             return self.policy.act(observation, action_mask, view)
         if not self.own_search:
@@ -580,7 +597,7 @@ class PolicyWithSearchBot:
         likeliest = legal[np.argsort(-self.policy.logits(observation, legal), kind="stable")]
         candidates = [int(a) for a in likeliest[: self.heuristic.candidates]]
         rollouts = int(self.heuristic.setting("rollouts", len(view["players"])))
-        return rollout_search(view, candidates, rollouts, self.heuristic.seed, self.play_out)
+        return _best(view, candidates, rollouts, self.heuristic.seed, self.play_out, self.own_scores)
 
     def play_out(self, game: Game) -> None:
         """Finish ``game`` with every seat playing the policy, from what that seat sees."""
