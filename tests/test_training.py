@@ -738,15 +738,19 @@ def test_distill_refuses_wrong_settings(override: dict, message: str) -> None:
         DistillConfig(**{"init_actor": "checkpoints/p2_mappo_finetune/final", **override})
 
 
-def test_distill_targets_weigh_the_candidates_by_their_rollout_scores() -> None:
+def test_distill_targets_weigh_the_candidates_by_the_prior_and_their_rollout_scores() -> None:
+    import torch
+
     from training.distill import MAX_CANDIDATES, targets
 
     pad = [-1] * (MAX_CANDIDATES - 3)
     data = {"candidates": np.array([[7, 3, 9, *pad], [-1, -1, -1, *pad]]), "chosen": np.array([3, 5]),
             "scores": np.array([[40.0, 41.0, 40.0, *[0.0] * len(pad)], [0.0] * MAX_CANDIDATES])}  # fmt: skip
-    ids, weights = targets(data, np.arange(2), temperature=1.0)
-    e = np.exp(1.0)
-    assert ids[0, :3].tolist() == [7, 3, 9] and np.allclose(weights[0, :3], [1 / (e + 2), e / (e + 2), 1 / (e + 2)])
+    prior = torch.log_softmax(torch.zeros(2, actions.N_ACTIONS), 1)
+    prior[0, 9] += np.log(2.0)  # the starting policy likes action 9 twice as much as 7 and 3
+    ids, weights = targets(data, np.arange(2), 1.0, prior)
+    e = np.exp(1.0)  # candidate 3 scored one point more
+    assert ids[0, :3].tolist() == [7, 3, 9] and np.allclose(weights[0, :3], np.array([1, e, 2]) / (3 + e))
     assert weights[0, 3:].sum() == 0 and ids[1, 0] == 5 and weights[1].tolist() == [1.0] + [0.0] * (MAX_CANDIDATES - 1)
-    ids, weights = targets(data, np.arange(2), temperature=0.0)  # the search's choice alone
+    ids, weights = targets(data, np.arange(2), 0.0, prior)  # the search's choice alone
     assert ids[0, 0] == 3 and weights[0, 0] == 1.0 and weights[0, 1:].sum() == 0

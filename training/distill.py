@@ -64,7 +64,7 @@ class DistillConfig:
     batch_size: int = 256
     learning_rate: float = 1e-4
     anchor_weight: float = 1.0
-    temperature: float = 1.0  # of the search's scores (cards + 10 a win); 0: the search's choice alone
+    temperature: float = 0.25  # of the search's scores (cards + 10 a win); 0: the search's choice alone
     eval_games: int = 600  # tuning deals (seeds 500,000+) for the table at the end
     seed: int = 0
     checkpoints_dir: str = "checkpoints"
@@ -171,20 +171,23 @@ def batch(data: dict[str, np.ndarray], idx: np.ndarray) -> tuple[torch.Tensor, t
     return obs, torch.as_tensor(mask), torch.as_tensor(data["chosen"][idx], dtype=torch.int64)
 
 
-def targets(data: dict[str, np.ndarray], idx: np.ndarray, temperature: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """(action ids, weights), a row per decision: the search's candidates weighted by the softmax
-    of their mean rollout scores / ``temperature``, so that moves the rollouts found about as
-    good get about the same weight; with ``temperature`` 0, or no scores, the chosen move alone."""
+def targets(data: dict[str, np.ndarray], idx: np.ndarray, temperature: float,
+            prior: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    """(action ids, weights), a row per decision: the search's candidates weighted by
+    prior(a) x exp(score(a) / ``temperature``), ``prior`` being the starting policy's log-
+    probabilities (a row per decision, every action). A KL-regularised policy improvement step,
+    as in MPO: the starting policy's odds, shifted toward the moves the rollouts scored higher;
+    moves that scored the same keep their odds, so the rollouts' noise among near-equal moves
+    moves the policy little. With ``temperature`` 0, or no scores, the chosen move alone."""
     ids = data["candidates"][idx].astype(np.int64)
-    scored = ids >= 0
-    logits = np.where(scored, data["scores"][idx] / max(temperature, 1e-9), 0.0)
-    top = np.max(logits, axis=1, where=scored, initial=-np.inf, keepdims=True)
-    weights = np.where(scored, np.exp(logits - np.where(np.isfinite(top), top, 0.0)), 0.0)
-    hard = (temperature == 0) | ~scored.any(1)
-    ids[hard], weights[hard] = -1, 0.0
-    ids[hard, 0], weights[hard, 0] = data["chosen"][idx][hard], 1.0
-    weights /= weights.sum(1, keepdims=True)
-    return torch.as_tensor(np.maximum(ids, 0)), torch.as_tensor(weights, dtype=torch.float32)
+    hard = ~(ids >= 0).any(1) | (temperature == 0)
+    ids[hard] = -1
+    ids[hard, 0] = data["chosen"][idx][hard]
+    valid = torch.as_tensor(ids >= 0)
+    ids = torch.as_tensor(np.maximum(ids, 0))
+    gain = np.where(hard[:, None], 0.0, data["scores"][idx] / max(temperature, 1e-9))
+    logits = (prior.gather(1, ids) + torch.as_tensor(gain, dtype=torch.float32)).masked_fill(~valid, -torch.inf)
+    return ids, torch.softmax(logits, 1)
 
 
 def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, reference: Actor | None = None) -> float:
@@ -223,7 +226,8 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
     for epoch in range(1, cfg.epochs + 1):
         for idx in np.array_split(rng.permutation(labelled), max(1, len(labelled) // cfg.batch_size)):
             obs, mask, _ = batch(data, idx)
-            ids, weights = targets(data, idx, cfg.temperature)
+            with torch.no_grad():
+                ids, weights = targets(data, idx, cfg.temperature, torch.log_softmax(start(obs, mask), 1))
             loss = -(weights * torch.log_softmax(actor(obs, mask), 1).gather(1, ids)).sum(1).mean()
             if cfg.anchor_weight and len(anchors):
                 obs, mask, _ = batch(data, rng.choice(anchors, len(idx)))
