@@ -48,11 +48,7 @@ class RunConfig:
     AT_LEAST_ONE = ("total_steps", "checkpoint_every", "eval_every", "eval_games", "final_eval_games")
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            check_type(f.name, getattr(self, f.name), f.type)
-        for name in self.AT_LEAST_ONE:
-            if getattr(self, name) < 1:
-                raise ValueError(f"train config {name!r} must be at least 1")
+        check_fields(self)
         if self.activation not in checkpoint.ACTIVATIONS:
             raise ValueError(f"train config 'activation' must be one of {sorted(checkpoint.ACTIVATIONS)}, "
                              f"got {self.activation!r}")  # fmt: skip
@@ -73,6 +69,16 @@ def torch_activation(name: str) -> Any:
     import torch
 
     return {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[name]
+
+
+def check_fields(cfg: Any) -> None:
+    """Every field of a config dataclass has its annotated type, and those named in its
+    ``AT_LEAST_ONE`` are at least 1."""
+    for f in dataclasses.fields(cfg):
+        check_type(f.name, getattr(cfg, f.name), f.type)
+    for name in cfg.AT_LEAST_ONE:
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"train config {name!r} must be at least 1")
 
 
 def check_type(name: str, value: Any, annotation: str) -> None:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import json
 import multiprocessing
 import time
@@ -40,7 +39,7 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from training.common import RunConfig, check_type, export_actor, run_trainer, save_config, trainer_parser
+from training.common import RunConfig, check_fields, export_actor, run_trainer, save_config, trainer_parser
 from training.evaluate import evaluate, markdown, seat_team
 from training.mappo import Actor
 from tranquility_env import Config, Game, actions, checkpoint, encoding
@@ -74,11 +73,7 @@ class DistillConfig:
     COLLECTION = ("teacher", "games", "first_seed")  # with the starting weights, what the decisions depend on
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            check_type(f.name, getattr(self, f.name), f.type)
-        for name in self.AT_LEAST_ONE:
-            if getattr(self, name) < 1:
-                raise ValueError(f"train config {name!r} must be at least 1")
+        check_fields(self)
         if self.teacher not in TEACHERS:
             raise ValueError(f"train config 'teacher' must be one of {list(TEACHERS)}, got {self.teacher!r}")
         if not 1 <= self.valid_games < self.games:
