@@ -7,14 +7,16 @@ choices, so that it plays its own end game better without the search.
 1. **Collect.** ``games`` deals (seeds ``first_seed``, ...; apart from the tuning deals 500,000+
    and the evaluation deals 1,000,000+), every seat ``policy+<teacher>:<init_actor>``, seeded as
    ``tranquility evaluate`` seeds its bots. Every decision with more than one legal action is
-   kept: the searched ones (from the search's ``search_from`` cards on) with the search's choice
-   as the label, the others as anchors. Kept in ``<logs_dir>/<run>/decisions.npz`` and reused
-   by a rerun with the same ``teacher``, ``games``, ``first_seed`` and starting weights
-   (collecting is most of the time).
-2. **Fit.** From ``init_actor``'s weights: cross-entropy on the search's choices, plus
-   ``anchor_weight`` times the KL divergence from the starting policy on the anchors, so that
-   the policy keeps the opening and middle game it learned with RL. The last ``valid_games``
-   deals are held out; each epoch prints how often the policy's own choice is the search's
+   kept: the searched ones (from the search's ``search_from`` cards on) with every candidate's
+   mean rollout score and the search's choice, the others as anchors. Kept in
+   ``<logs_dir>/<run>/decisions.npz`` and reused by a rerun with the same ``teacher``,
+   ``games``, ``first_seed`` and starting weights (collecting is most of the time).
+2. **Fit.** From ``init_actor``'s weights: cross-entropy on ``targets`` over the search's
+   candidates (the starting policy's odds times exp(score / ``temperature``): rollouts' scores
+   of near-equal moves are mostly noise, and fitting the search's bare choice lowered the win
+   rate, see the README), plus ``anchor_weight`` times the KL divergence from the starting
+   policy on the anchors, so that the policy keeps the opening and middle game it learned with
+   RL. The last ``valid_games`` deals are held out; each epoch prints how often the policy's own choice is the search's
    there (``distill/agreement``) and is the starting policy's on the anchors.
 3. **Export and measure.** ``checkpoints/<run>/final`` (the bot format), then the new and the
    starting policy alone on ``eval_games`` tuning deals (seeds 500,000+), one table.
@@ -199,7 +201,8 @@ def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, refere
 
 
 def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: SummaryWriter) -> None:
-    """Cross-entropy on the search's choices plus ``anchor_weight`` x KL(start || actor) on the anchors."""
+    """Cross-entropy on the ``targets`` of the searched decisions plus ``anchor_weight`` x
+    KL(start || actor) on the anchors."""
     start = copy.deepcopy(actor).requires_grad_(False)
     held_out = data["deal"] >= cfg.games - cfg.valid_games
     labelled = np.flatnonzero(data["searched"] & ~held_out)
