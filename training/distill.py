@@ -16,8 +16,9 @@ choices, so that it plays its own end game better without the search.
    of near-equal moves are mostly noise, and fitting the search's bare choice lowered the win
    rate, see the README), plus ``anchor_weight`` times the KL divergence from the starting
    policy on the anchors, so that the policy keeps the opening and middle game it learned with
-   RL. The last ``valid_games`` deals are held out; each epoch prints how often the policy's own choice is the search's
-   there (``distill/agreement``) and is the starting policy's on the anchors.
+   RL. The last ``valid_games`` deals are held out; each epoch prints how often the policy's
+   own choice is the search's there (``distill/agreement``) and is the starting policy's on
+   the anchors.
 3. **Export and measure.** ``checkpoints/<run>/final`` (the bot format), then the new and the
    starting policy alone on ``eval_games`` tuning deals (seeds 500,000+), one table.
 
