@@ -144,9 +144,10 @@ class HeuristicBot:
         # Each search samples from a generator seeded by (seed, turn, seat): a bot's choices depend
         # on what its seat sees, never on the games it played before.
         self.seed = random.randrange(1 << 63) if seed is None else seed
+        self.last_search: dict[int, float] = {}  # the candidates' mean scores of the last search
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
-        self.last_search: dict[int, float] = {}
+        self.last_search = {}
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
@@ -572,6 +573,7 @@ class PolicyWithSearchBot:
 
     def __init__(self, policy: PolicyBot, heuristic: HeuristicBot, own_search: bool = False) -> None:
         self.policy, self.heuristic, self.own_search = policy, heuristic, own_search
+        self.own_scores: dict[int, float] = {}
 
     def searching(self, view: Mapping[str, Any]) -> bool:
         """Whether the search, not the policy, decides in this seat's position."""
@@ -582,11 +584,10 @@ class PolicyWithSearchBot:
     def last_search(self) -> dict[int, float]:
         """The candidates of this bot's last decision with their mean rollout scores; empty if
         it did not search."""
-        return self.own_scores if self.own_search else getattr(self.heuristic, "last_search", {})
+        return self.own_scores if self.own_search else self.heuristic.last_search
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
-        self.own_scores: dict[int, float] = {}
-        self.heuristic.last_search = {}
+        self.own_scores, self.heuristic.last_search = {}, {}
         if not self.searching(view):
             return self.policy.act(observation, action_mask, view)
         if not self.own_search:
