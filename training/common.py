@@ -139,15 +139,21 @@ def team_spec(cfg: RunConfig, policy: str) -> str:
 
 def export_actor(linears: list[Any], head: Any, cfg: RunConfig, folder: Path, steps: int, trainer: str) -> Path:
     """torch ``Linear`` layers (``cfg.activation`` between them) and the action head, as a bot checkpoint."""
+    return save_actor(linears, head, folder, cfg.game_config(), cfg.hidden, cfg.activation, steps, trainer,
+                      {str(k): v for k, v in cfg.teammates.items()})  # fmt: skip
+
+
+def save_actor(linears: list[Any], head: Any, folder: Path, config: Config, hidden: list[int], activation: str,
+               steps: int, trainer: str, teammates: dict[str, str] | None = None) -> Path:  # fmt: skip
+    """torch ``Linear`` layers and the action head, as a bot checkpoint of that table and network."""
     tensors = {}
     for i, layer in enumerate(linears):
         tensors[f"layers.{i}.weight"] = layer.weight.detach().cpu().numpy()
         tensors[f"layers.{i}.bias"] = layer.bias.detach().cpu().numpy()
     tensors["head.weight"] = head.weight.detach().cpu().numpy()
     tensors["head.bias"] = head.bias.detach().cpu().numpy()
-    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, cfg.activation, trainer=trainer,
-                           steps=int(steps), teammates={str(k): v for k, v in cfg.teammates.items()},
-                           made_by="tranquility " + " ".join(sys.argv[1:]))  # fmt: skip
+    return checkpoint.save(folder, tensors, config, hidden, activation, trainer=trainer, steps=int(steps),
+                           teammates=teammates or {}, made_by="tranquility " + " ".join(sys.argv[1:]))  # fmt: skip
 
 
 def evaluate_checkpoint(cfg: RunConfig, folder: Path) -> Any:

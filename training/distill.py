@@ -29,10 +29,8 @@ layers and activation are the starting checkpoint's.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import multiprocessing
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,8 +40,8 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from training.common import RunConfig, check_fields, export_actor, run_trainer, save_config, trainer_parser
-from training.evaluate import evaluate, markdown, seat_team
+from training.common import check_fields, run_trainer, save_actor, save_config, trainer_parser
+from training.evaluate import evaluate, imap_jobs, markdown, seat_team
 from training.mappo import Actor
 from tranquility_env import Config, Game, actions, checkpoint, encoding
 from tranquility_env.game import ONGOING
@@ -91,17 +89,6 @@ class DistillConfig:
         about, layers, head = checkpoint.load(self.init_actor)
         return about, [*layers, head]
 
-    def run_config(self, about: dict) -> RunConfig:
-        """The shared run fields ``export_actor`` writes: the starting checkpoint's table and network."""
-        table = Config.from_dict(about["config"])
-        modules = {k: getattr(table, k) for k in ("players", "green_path", "panoramas", "goats")}
-        run = RunConfig(run=self.run, hidden=about["hidden"], activation=about["activation"], **modules)
-        if run.game_config() != table:  # a table the trainers' configs cannot name (say, another hand size)
-            raise checkpoint.CheckpointError(
-                f"{self.init_actor} was made for a table trainers do not make: {about['config']}"
-            )
-        return run
-
 
 # ------------------------------------------------------------------------------ 1. collect
 def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, ...]:
@@ -130,10 +117,9 @@ def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, ...]:
             np.array(candidates, dtype=np.int16), np.array(scores, dtype=np.float32), game.status == "won")  # fmt: skip
 
 
-def collect(cfg: DistillConfig, about: dict, path: Path) -> dict[str, np.ndarray]:
-    """The decisions of ``cfg.games`` deals, from ``path`` if it holds those of the same settings
-    and starting weights (``about``: the starting checkpoint's description)."""
-    config = Config.from_dict(about["config"])
+def collect(cfg: DistillConfig, about: dict, config: Config, path: Path) -> dict[str, np.ndarray]:
+    """The decisions of ``cfg.games`` deals at the table ``config``, from ``path`` if it holds
+    those of the same settings and starting weights (``about``: the starting checkpoint's description)."""
     settings = {k: getattr(cfg, k) for k in cfg.COLLECTION} | {k: about[k] for k in ("config", "weights_sha256")}
     meta = json.dumps(settings, sort_keys=True)
     if path.is_file():
@@ -143,13 +129,8 @@ def collect(cfg: DistillConfig, about: dict, path: Path) -> dict[str, np.ndarray
                 return {k: saved[k] for k in saved.files}
     spec = f"policy+{cfg.teacher}:{cfg.init_actor}"
     jobs = [(spec, config, cfg.first_seed + i) for i in range(cfg.games)]
-    with contextlib.ExitStack() as stack:
-        if cfg.workers > 1:  # spawn, not fork: torch's threads are running
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(cfg.workers))
-            played = pool.imap(deal_decisions, jobs)
-        else:
-            played = map(deal_decisions, jobs)
-        parts = list(tqdm(played, total=cfg.games, desc=f"collect {spec}", unit="deal", disable=None))
+    played = imap_jobs(deal_decisions, jobs, cfg.workers)
+    parts = list(tqdm(played, total=cfg.games, desc=f"collect {spec}", unit="deal", disable=None))
     names = ("obs", "masks", "chosen", "searched", "candidates", "scores")
     data = {name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(names)}
     data["deal"] = np.concatenate([np.full(len(p[2]), i) for i, p in enumerate(parts)])
@@ -244,11 +225,10 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
 def distill(cfg: DistillConfig) -> Path:
     torch.manual_seed(cfg.seed)
     about, weights = cfg.starting()
-    run = cfg.run_config(about)
-    config = run.game_config()
+    config = Config.from_dict(about["config"])
     run_dir, logs = Path(cfg.checkpoints_dir) / cfg.run, Path(cfg.logs_dir) / cfg.run
     started = time.time()
-    data = collect(cfg, about, logs / "decisions.npz")
+    data = collect(cfg, about, config, logs / "decisions.npz")
     print(f"{len(data['chosen'])} decisions of {cfg.games} deals, {data['searched'].sum()} searched; "
           f"the team with its search won {data['won'].mean():.1%} of them ({time.time() - started:.0f} s)")  # fmt: skip
 
@@ -258,8 +238,9 @@ def distill(cfg: DistillConfig) -> Path:
     fit(cfg, actor, data, writer)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)  # type: ignore[arg-type]  # any dataclass: its fields as YAML
-    final = export_actor(list(actor.body[::2]), actor.head, run, run_dir / "final", about.get("steps", 0),
-                         f"search distillation ({cfg.teacher}) of {cfg.init_actor}")  # fmt: skip
+    trainer = f"search distillation ({cfg.teacher}) of {cfg.init_actor}"
+    final = save_actor(list(actor.body[::2]), actor.head, run_dir / "final", config, about["hidden"],
+                       about["activation"], about.get("steps", 0), trainer)  # fmt: skip
 
     results = [evaluate(f"policy:{p}", config, cfg.eval_games, 500_000, cfg.workers) for p in (final, cfg.init_actor)]
     writer.add_scalar("eval/win_rate", results[0].win_rate, cfg.epochs)

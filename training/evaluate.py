@@ -15,14 +15,15 @@ partners it was not trained with.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import multiprocessing
 import os
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tranquility_env import Config, Game
 from tranquility_env.arena import play_until
@@ -85,6 +86,16 @@ def _outcome(job: tuple[str, Config, int]) -> tuple[bool, int, int, str | None]:
     return game.status == "won", game.cards_on_mountain(), game.turn, lost
 
 
+def imap_jobs(function: Callable[[Any], Any], jobs: list[Any], workers: int, chunksize: int = 1) -> Iterator[Any]:
+    """``function`` over ``jobs``, in order: in this process, or on ``workers`` spawned processes
+    (spawn, not fork: the caller may be a trainer with torch's threads running)."""
+    if workers <= 1:
+        yield from map(function, jobs)
+        return
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        yield from pool.imap(function, jobs, chunksize=chunksize)
+
+
 def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int = 1,
              progress: bool = False) -> TeamResult:  # fmt: skip
     """The team SPEC on deals ``seed .. seed + games - 1``, over ``workers`` processes;
@@ -92,18 +103,12 @@ def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int 
     take an hour)."""
     seat_team(spec, config)  # a bad SPEC, or a checkpoint made for another table, fails before any game
     jobs = [(spec, config, seed + i) for i in range(games)]
-    with contextlib.ExitStack() as stack:
-        if workers > 1:
-            # spawn, not fork: the caller may be a trainer with torch's threads running
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
-            played = pool.imap(_outcome, jobs, chunksize=max(1, games // (40 * workers)))
-        else:
-            played = map(_outcome, jobs)
-        if progress:
-            from tqdm import tqdm  # the train extra's: only a caller who asks for the bar needs it
+    played: Iterable = imap_jobs(_outcome, jobs, workers, chunksize=max(1, games // (40 * workers)))
+    if progress:
+        from tqdm import tqdm  # the train extra's: only a caller who asks for the bar needs it
 
-            played = tqdm(played, total=games, desc=spec, unit="game", disable=None)  # None: on a terminal only
-        outcomes = list(played)
+        played = tqdm(played, total=games, desc=spec, unit="game", disable=None)  # None: on a terminal only
+    outcomes = list(played)
     wins = sum(o[0] for o in outcomes)
     losses = Counter(o[3] for o in outcomes if o[3] is not None)
     cards, turns = sum(o[1] for o in outcomes), sum(o[2] for o in outcomes)
