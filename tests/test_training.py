@@ -676,6 +676,11 @@ def test_distill_collects_the_search_choices_fits_exports_and_reuses_them(
     copied = shutil.copytree(shipped, tmp_path / "copy")
     distill.main([*overrides, "epochs=2", f"init_actor={copied}"])  # the same weights, another fit: reused
     assert "reusing the decisions" in capsys.readouterr().out
+    Path("runs/d/decisions.npz").write_bytes(b"damaged")  # a damaged cache is collected anew, whole
+    distill.main([*overrides, "epochs=2"])
+    assert "decisions.npz is unreadable" in capsys.readouterr().out
+    distill.main([*overrides, "epochs=2"])
+    assert "reusing the decisions" in capsys.readouterr().out
     distill.main([*overrides, "teacher=search"])  # another teacher: collected anew
     printed = capsys.readouterr().out
     assert "reusing" not in printed

@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,10 +124,13 @@ def collect(cfg: DistillConfig, about: dict, config: Config, path: Path) -> dict
     settings = {k: getattr(cfg, k) for k in cfg.COLLECTION} | {k: about[k] for k in ("config", "weights_sha256")}
     meta = json.dumps(settings, sort_keys=True)
     if path.is_file():
-        with np.load(path) as saved:
-            if str(saved["meta"]) == meta:
-                print(f"reusing the decisions in {path}")
-                return {k: saved[k] for k in saved.files}
+        try:
+            with np.load(path) as saved:
+                if str(saved["meta"]) == meta:
+                    print(f"reusing the decisions in {path}")
+                    return {k: saved[k] for k in saved.files}
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:  # damaged: it is only a cache
+            print(f"{path} is unreadable ({err}); collecting the decisions anew")
     spec = f"policy+{cfg.teacher}:{cfg.init_actor}"
     jobs = [(spec, config, cfg.first_seed + i) for i in range(cfg.games)]
     played = imap_jobs(deal_decisions, jobs, cfg.workers)
