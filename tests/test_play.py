@@ -98,12 +98,13 @@ def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int
     from tranquility_env.bots import PolicyBot
     from tranquility_env.play import SHIPPED, seat_bots
 
+    strongest = {2: "p2_mappo_finetune", 3: "p3_mappo_finetune", 4: "p4_distill", 5: "p5_distill"}[players]
     bots, names = seat_bots(["policy"], Config(players=players), human=0, seed=1)
-    assert names[0] == "human" and all(n.endswith(f"checkpoints/p{players}_mappo_finetune/final") for n in names[1:])
+    assert names[0] == "human" and all(n.endswith(f"checkpoints/{strongest}/final") for n in names[1:])
     assert all(isinstance(b, PolicyBot) and b.config.players == players for b in bots.values())
     with pytest.raises(ValueError, match="base game"):
         seat_bots(["policy"], Config(players=players, goats=True), human=0, seed=1)
     for searching in ("policy+search", "policy+own-search"):
         bots, names = seat_bots([searching], Config(players=players), human=0, seed=1)
-        assert all(n == f"{searching}:{SHIPPED / f'p{players}_mappo_finetune' / 'final'}" for n in names[1:])
+        assert all(n == f"{searching}:{SHIPPED / strongest / 'final'}" for n in names[1:])
         assert all(b.own_search == (searching == "policy+own-search") for b in bots.values())
