@@ -30,6 +30,7 @@ layers and activation are the starting checkpoint's.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import time
 import zipfile
@@ -83,10 +84,13 @@ class DistillConfig:
         if self.anchor_weight < 0 or self.temperature < 0 or self.learning_rate <= 0:
             raise ValueError("train config 'anchor_weight' and 'temperature' must be at least 0, "
                              "'learning_rate' above 0")  # fmt: skip
-        self.starting()  # a missing or damaged checkpoint fails before any game
+        # reading the starting checkpoint here: a missing or damaged one fails before any game
+        self.starting  # noqa: B018
 
+    @functools.cached_property
     def starting(self) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
-        """``init_actor``'s description and its (weight, bias) pairs, hidden layers then head."""
+        """``init_actor``'s description and its (weight, bias) pairs, hidden layers then head
+        (read once: when the config is checked)."""
         about, layers, head = checkpoint.load(self.init_actor)
         return about, [*layers, head]
 
@@ -173,17 +177,18 @@ def targets(data: dict[str, np.ndarray], idx: np.ndarray, temperature: float,
     return ids, torch.softmax(logits, 1)
 
 
-def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, reference: Actor | None = None) -> float:
-    """The share of decisions ``idx`` where ``actor``'s likeliest action is the one chosen (or,
-    given a ``reference`` actor, that actor's likeliest)."""
-    same = 0
+def likeliest(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray) -> np.ndarray:
+    """``actor``'s likeliest legal action at each of the decisions ``idx``."""
     with torch.no_grad():
-        for part in np.array_split(idx, max(1, len(idx) // 1024)):
-            obs, mask, chosen = batch(data, part)
-            if reference is not None:
-                chosen = reference(obs, mask).argmax(1)
-            same += int((actor(obs, mask).argmax(1) == chosen).sum())
-    return same / max(1, len(idx))
+        parts = [actor(*batch(data, part)[:2]).argmax(1) for part in np.array_split(idx, max(1, len(idx) // 1024))]
+    return torch.cat(parts).numpy() if parts else np.zeros(0, dtype=np.int64)
+
+
+def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, labels: np.ndarray | None = None) -> float:
+    """The share of decisions ``idx`` where ``actor``'s likeliest action is the one chosen (or,
+    given ``labels``, a row per decision, the label)."""
+    labels = data["chosen"][idx] if labels is None else labels
+    return float((likeliest(actor, data, idx) == labels).sum()) / max(1, len(idx))
 
 
 def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: SummaryWriter) -> None:
@@ -196,11 +201,12 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
     valid, valid_anchors = np.flatnonzero(data["searched"] & held_out), np.flatnonzero(~data["searched"] & held_out)
     print(f"{len(labelled)} searched decisions and {len(anchors)} anchors to fit; {len(valid)} and "
           f"{len(valid_anchors)} held out")  # fmt: skip
+    start_choices = likeliest(start, data, valid_anchors)  # what keeping the starting policy means there
     rng = np.random.default_rng(cfg.seed)
     optimizer = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
 
     def report(epoch: int) -> None:
-        agree, keep = agreement(actor, data, valid), agreement(actor, data, valid_anchors, reference=start)
+        agree, keep = agreement(actor, data, valid), agreement(actor, data, valid_anchors, start_choices)
         writer.add_scalar("distill/agreement", agree, epoch)
         writer.add_scalar("distill/anchor_agreement", keep, epoch)
         print(f"epoch {epoch}/{cfg.epochs}: held out, the search's choice {agree:.1%}, "
@@ -228,7 +234,7 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
 # ------------------------------------------------------------------------------ the run
 def distill(cfg: DistillConfig) -> Path:
     torch.manual_seed(cfg.seed)
-    about, weights = cfg.starting()
+    about, weights = cfg.starting
     config = Config.from_dict(about["config"])
     run_dir, logs = Path(cfg.checkpoints_dir) / cfg.run, Path(cfg.logs_dir) / cfg.run
     started = time.time()
