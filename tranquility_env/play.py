@@ -31,9 +31,10 @@ from tranquility_env.views import seat_view
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
 # The strongest shipped learned bot of each player count alone (base game; README, "Results"):
-# the MAPPO fine-tuning distilled from its own end-game search, which won 46.6, 43.4, 48.2, 52.1
-# and 48.9% at P = 1..5 on the evaluation deals, against 45.0, 42.3, 46.4, 49.2 and 44.6% before.
-SHIPPED_BOTS = {players: f"p{players}_distill" for players in range(1, 6)}
+# the MAPPO fine-tuning distilled from its own end-game search, which won 43.4, 48.2, 52.1 and
+# 48.9% at P = 2..5 on the evaluation deals, against 42.3, 46.4, 49.2 and 44.6% before. Solo the
+# person holds the only seat, so no bot is seated (the strongest solo bot is p1_distill_mappo).
+SHIPPED_BOTS = {players: f"p{players}_distill" for players in range(2, 6)}
 
 
 def cost(game: Game, action: int) -> str:
