@@ -98,7 +98,7 @@ def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int
     from tranquility_env.bots import PolicyBot
     from tranquility_env.play import SHIPPED, seat_bots
 
-    strongest = f"p{players}_distill"
+    strongest = {2: "p2_distill", 3: "p3_distill", 4: "p4_distill", 5: "p5_distill"}[players]
     bots, names = seat_bots(["policy"], Config(players=players), human=0, seed=1)
     assert names[0] == "human" and all(n.endswith(f"checkpoints/{strongest}/final") for n in names[1:])
     assert all(isinstance(b, PolicyBot) and b.config.players == players for b in bots.values())

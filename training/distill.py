@@ -181,7 +181,7 @@ def likeliest(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray) -> np.
     """``actor``'s likeliest legal action at each of the decisions ``idx``."""
     with torch.no_grad():
         parts = [actor(*batch(data, part)[:2]).argmax(1) for part in np.array_split(idx, max(1, len(idx) // 1024))]
-    return torch.cat(parts).numpy() if parts else np.zeros(0, dtype=np.int64)
+    return torch.cat(parts).numpy()  # array_split gives at least one part, empty when idx is
 
 
 def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, labels: np.ndarray | None = None) -> float:
