@@ -348,6 +348,29 @@ def test_policy_logits_of_the_legal_actions_match_the_whole_head_and_pick_the_sa
     assert decisions > 30
 
 
+def test_own_search_rollouts_played_together_end_as_when_played_one_move_at_a_time() -> None:
+    """``PolicyWithSearchBot.play_out`` moves its games together, one batched pass a move
+    (``PolicyBot.choose_each``); each game must end exactly as the policy playing it alone."""
+    folder = str(SHIPPED_DIR / "p3_distill" / "final")
+    bot, policy = make_bot(f"policy+own-search:{folder}", seed=5), PolicyBot.load(folder)
+    games = []
+    for deal in range(6):  # the policy's games cut at different points, so they end at different times
+        game = Game.new({"players": 3}, deal)
+        for _ in range(12 * deal):
+            game.apply_action(bot_action(game, policy))
+        games.append(game)
+    assert all(game.status == "ongoing" for game in games)
+    alone = [game.clone() for game in games]
+    bot.play_out(games)
+    for game in alone:
+        while game.status == "ongoing":
+            legal = game.legal_actions()
+            observation = encoding.observation(game, game.current_player)
+            game.apply_action(legal[0] if len(legal) == 1 else policy.choose(observation, np.asarray(legal)))
+    assert [g.to_dict() for g in games] == [g.to_dict() for g in alone]
+    assert all(g.status != "ongoing" for g in games) and len({g.turn for g in games}) > 1
+
+
 def test_policy_with_its_own_search_never_asks_the_value_model(monkeypatch: pytest.MonkeyPatch) -> None:
     folder = str(SHIPPED_DIR / "p3_mappo_finetune" / "final")
     bot = make_bot(f"policy+own-search:{folder}", seed=5)
