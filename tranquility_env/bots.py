@@ -648,7 +648,7 @@ def _blas() -> ThreadpoolController:
     """numpy's BLAS, to run the batched passes on one thread: they are big enough for OpenBLAS to
     split over threads, which then wait on each other whenever other processes hold the cores
     (evaluation workers, training). 12 3-player games with the policy's own search on 2 workers
-    took 140 s that way against 49 s on one thread each (70 s one pass a move)."""
+    took 140 s that way against 52 s on one thread each (70 s with one pass a move)."""
     return ThreadpoolController()
 
 
