@@ -556,11 +556,11 @@ class PolicyBot:
             x = self.activation(x @ weight.T + bias)
         # The head's rows of the legal ids only, each against its own game's row of x: a few
         # thousand of the batch x 3,962 products of the whole head.
-        ids = np.concatenate(legal)
-        rows = np.repeat(np.arange(len(legal)), [len(ids_i) for ids_i in legal])
+        ids, sizes = np.concatenate(legal), [len(ids_i) for ids_i in legal]
+        rows = np.repeat(np.arange(len(legal)), sizes)
         logits = np.einsum("nj,nj->n", self.head[0][ids], x[rows]) + self.head[1][ids]
-        bounds = np.cumsum([len(ids_i) for ids_i in legal])[:-1]
-        return [self._pick(part, ids_i) for part, ids_i in zip(np.split(logits, bounds), legal, strict=True)]
+        parts = np.split(logits, np.cumsum(sizes)[:-1])
+        return [self._pick(part, ids_i) for part, ids_i in zip(parts, legal, strict=True)]
 
     def _pick(self, logits: np.ndarray, legal: np.ndarray) -> int:
         if self.deterministic:
@@ -627,7 +627,7 @@ class PolicyWithSearchBot:
     def _play_together(self, games: list[Game]) -> None:
         playing = games
         while playing:
-            deciding = []
+            deciding, legal_ids = [], []
             for game in playing:
                 legal = game.legal_actions()  # empty once the game is over
                 while len(legal) == 1:  # a forced move needs no network
@@ -635,9 +635,9 @@ class PolicyWithSearchBot:
                     legal = game.legal_actions()
                 if legal:
                     deciding.append(game)
+                    legal_ids.append(np.asarray(legal))
             if deciding:
                 observations = np.stack([encoding.observation(game, game.current_player) for game in deciding])
-                legal_ids = [np.asarray(game.legal_actions()) for game in deciding]
                 for game, action in zip(deciding, self.policy.choose_each(observations, legal_ids), strict=True):
                     game.apply_action(action)
             playing = deciding
