@@ -95,8 +95,9 @@ def test_bad_command_lines_are_refused_clearly(tmp_path: Path) -> None:
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int) -> None:
     from tranquility_env import Config
+    from tranquility_env import bots as bots_module
     from tranquility_env.bots import PolicyBot
-    from tranquility_env.play import SHIPPED, seat_bots
+    from tranquility_env.play import seat_bots
 
     strongest = {2: "p2_distill", 3: "p3_distill", 4: "p4_distill", 5: "p5_distill"}[players]
     bots, names = seat_bots(["policy"], Config(players=players), human=0, seed=1)
@@ -106,5 +107,5 @@ def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int
         seat_bots(["policy"], Config(players=players, goats=True), human=0, seed=1)
     for searching in ("policy+search", "policy+own-search"):
         bots, names = seat_bots([searching], Config(players=players), human=0, seed=1)
-        assert all(n == f"{searching}:{SHIPPED / strongest / 'final'}" for n in names[1:])
+        assert all(n == f"{searching}:{bots_module.SHIPPED / strongest / 'final'}" for n in names[1:])
         assert all(b.own_search == (searching == "policy+own-search") for b in bots.values())

@@ -236,8 +236,8 @@ def test_a_policy_is_read_once_per_process_until_its_files_change(tmp_path: Path
         make_bot(f"policy:{folder}")
 
 
-SHIPPED_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
-SHIPPED = sorted(SHIPPED_DIR.glob("*/final"))
+SHIPPED_DIR = bots.SHIPPED
+SHIPPED = [Path(bots.shipped_bot(players)) for players in sorted(bots.SHIPPED_BOTS)]
 
 
 @pytest.mark.parametrize("folder", SHIPPED, ids=lambda f: f.parent.name)
@@ -246,9 +246,9 @@ def test_shipped_bots_load_for_the_table_of_their_run_and_play_a_game(folder: Pa
 
     bot = PolicyBot.load(str(folder))
     run = yaml.safe_load((folder.parent / "train_config.yaml").read_text())
-    # a distilled bot's table is its starting bot's (tranquility distill has no table keys)
-    table = Config(players=run["players"]) if "players" in run else PolicyBot.load(run["init_actor"]).config
-    assert run["run"] == folder.parent.name and bot.config == table
+    # shipped bots play the base game of the player count their run's name starts with (p<P>_...)
+    assert run["run"] == folder.parent.name and bot.config == Config(players=int(folder.parent.name[1]))
+    assert run.get("players", bot.config.players) == bot.config.players  # distill's config has no table keys
     assert (folder / "policy.safetensors").stat().st_size < 1_000_000  # int8: shipped bots stay small
     built = []
     for deal in range(4):
@@ -259,8 +259,9 @@ def test_shipped_bots_load_for_the_table_of_their_run_and_play_a_game(folder: Pa
     assert np.mean(built) > 30  # random play builds about 10 of the 44 (README, Results)
 
 
-def test_every_player_count_has_a_shipped_bot() -> None:
-    assert {f.parent.name for f in SHIPPED} >= {f"p{p}" for p in range(1, 6)}
+def test_every_player_count_has_a_shipped_bot_and_all_of_them_stay_a_few_mb() -> None:
+    assert sorted(PolicyBot.load(str(f)).config.players for f in SHIPPED) == [1, 2, 3, 4, 5]
+    assert sum(f.stat().st_size for bot in SHIPPED for f in bot.parent.rglob("*") if f.is_file()) < 5_000_000
 
 
 @pytest.mark.parametrize(
@@ -311,7 +312,7 @@ def test_float16_weights_claimed_as_int8_are_refused(tmp_path: Path) -> None:
 
 
 def test_policy_with_search_plays_the_policy_until_the_heuristic_would_search() -> None:
-    folder = str(SHIPPED_DIR / "p3_mappo_finetune" / "final")
+    folder = str(SHIPPED_DIR / "p3_distill" / "final")
     bot = make_bot(f"policy+search:{folder}", seed=5)
     policy, heuristic = PolicyBot.load(folder), HeuristicBot(seed=5)
     game, sources = Game.new({"players": 3}, 11), set()
@@ -328,7 +329,7 @@ def test_policy_with_search_plays_the_policy_until_the_heuristic_would_search() 
 
 
 def test_policy_logits_of_the_legal_actions_match_the_whole_head_and_pick_the_same_move() -> None:
-    policy = PolicyBot.load(str(SHIPPED_DIR / "p3_mappo_finetune" / "final"))
+    policy = PolicyBot.load(str(SHIPPED_DIR / "p3_distill" / "final"))
     game, decisions = Game.new({"players": 3}, 4), 0
     while game.status == "ongoing":
         seat = game.current_player
@@ -372,7 +373,7 @@ def test_own_search_rollouts_played_together_end_as_when_played_one_move_at_a_ti
 
 
 def test_policy_with_its_own_search_never_asks_the_value_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = str(SHIPPED_DIR / "p3_mappo_finetune" / "final")
+    folder = str(SHIPPED_DIR / "p3_distill" / "final")
     bot = make_bot(f"policy+own-search:{folder}", seed=5)
     policy, heuristic = PolicyBot.load(folder), HeuristicBot(seed=5, rollouts=4)
     bot.heuristic = heuristic  # 4 rollouts a candidate: the same search, quick enough for CI
@@ -546,7 +547,10 @@ def test_config_files_are_valid() -> None:
 
     for path in sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml")):
         kind = MappoConfig if "mappo" in path.name else RllibConfig if "rllib" in path.name else TrainConfig
-        load_config(kind, str(path), [])
+        # a fine-tuning config starts from the bot an earlier step makes (checkpoints/p3/final, by
+        # `make train`); a shipped bot of the same table and layers stands in for it here
+        started = ["init_actor=checkpoints/p3_distill/final"] if "finetune" in path.name else []
+        load_config(kind, str(path), started)
 
 
 def test_evaluation_does_not_depend_on_the_number_of_workers() -> None:
@@ -680,7 +684,7 @@ def test_distill_collects_the_search_choices_fits_exports_and_reuses_them(
 ) -> None:
     from training import distill
 
-    shipped = Path("checkpoints/p2_mappo_finetune/final").resolve()  # plays far enough to search
+    shipped = Path("checkpoints/p2_distill/final").resolve()  # plays far enough to search
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(bots._BY_PLAYERS["rollouts"], 2, 2)  # a cheap search; workers=1 plays in this process
     overrides = ["run=d", f"init_actor={shipped}", "games=3", "valid_games=1", "workers=1", "epochs=1",
@@ -765,7 +769,7 @@ def test_distill_refuses_wrong_settings(override: dict, message: str) -> None:
     from training.distill import DistillConfig
 
     with pytest.raises(ValueError, match=message):
-        DistillConfig(**{"init_actor": "checkpoints/p2_mappo_finetune/final", **override})
+        DistillConfig(**{"init_actor": "checkpoints/p2_distill/final", **override})
 
 
 def test_distill_targets_weigh_the_candidates_by_the_prior_and_their_rollout_scores() -> None:

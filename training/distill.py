@@ -56,7 +56,8 @@ MAX_CANDIDATES = 16  # candidates kept of a search (the heuristic's default: 6)
 @dataclass
 class DistillConfig:
     run: str = "p5_distill"  # names checkpoints/<run>/ and <logs_dir>/<run>/
-    init_actor: str = "checkpoints/p5_mappo_finetune/final"  # the policy that plays, searches and is fitted
+    # the policy that plays, searches and is fitted; this one: `make retired-bots` or `tranquility mappo`
+    init_actor: str = "checkpoints/p5_mappo_finetune/final"
     teacher: str = "own-search"  # or "search": see the module docstring
     games: int = 320  # deals the policy with its search plays (5 players: about 14 s each on one core)
     first_seed: int = 2_000_000

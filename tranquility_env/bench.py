@@ -13,10 +13,10 @@ run and prints our 3-player steps/s as a ratio to each.
 
 ``--heuristic``: seconds per 3-player game of a ``HeuristicBot`` team, with its end-game search
 and without (``rollouts=0``), the median over the games (``--games``, default 40), and the ratio;
-then the shipped 3-player fine-tuned bot with the same search over its own rollouts
+then the shipped 3-player bot with the same search over its own rollouts
 (``policy+own-search``) on the same deals, as a ratio to the heuristic's search.
 
-``--policy``: microseconds per decision of ``PolicyBot.act`` (the shipped 3-player fine-tuned
+``--policy``: microseconds per decision of ``PolicyBot.act`` (the shipped 3-player
 bot) on the positions of its own games (``--games``, default 40), against the dense forward
 pass it replaced (every weight of every layer, the whole head, then the mask) on the same
 positions in the same run; the median of ``--runs`` passes, and the ratio.
@@ -29,7 +29,6 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from tranquility_env import Game
 
@@ -169,14 +168,14 @@ def bench_env(games: int, runs: int) -> None:
 
 def bench_heuristic(games: int) -> None:
     from tranquility_env.arena import play_until
-    from tranquility_env.bots import HeuristicBot, make_bot
+    from tranquility_env.bots import HeuristicBot, make_bot, shipped_bot
 
     print(f"Searching teams, 3 players, one core; median seconds per game over {games} games")
     searching = int(HeuristicBot().setting("rollouts", 3))
     teams = {
         "value model alone (rollouts=0)": lambda seed: HeuristicBot(rollouts=0, seed=seed),
         f"with end-game search ({searching} rollouts)": lambda seed: HeuristicBot(seed=seed),
-        "policy+own-search (p3 fine-tuned)": lambda seed: make_bot(f"policy+own-search:{SHIPPED_P3}", seed),
+        "policy+own-search (shipped p3)": lambda seed: make_bot(f"policy+own-search:{shipped_bot(3)}", seed),
     }
     medians = []
     for label, make in teams.items():
@@ -196,9 +195,9 @@ def bench_policy(games: int, runs: int) -> None:
     import numpy as np
 
     from tranquility_env import encoding
-    from tranquility_env.bots import PolicyBot
+    from tranquility_env.bots import PolicyBot, shipped_bot
 
-    policy = PolicyBot.load(SHIPPED_P3)
+    policy = PolicyBot.load(shipped_bot(3))
     positions = []
     for i in range(games):
         game = Game.new({"players": 3}, 1_000_000 + i)
@@ -216,7 +215,7 @@ def bench_policy(games: int, runs: int) -> None:
                                       -np.inf)))  # fmt: skip
 
     timed = {"PolicyBot.act": lambda o, m: policy.act(o, m, {}), "dense forward pass": dense}
-    print(f"PolicyBot (p3 fine-tuned), one core; {len(positions)} positions of {games} games; median of {runs} runs")
+    print(f"PolicyBot (shipped p3), one core; {len(positions)} positions of {games} games; median of {runs} runs")
     medians = {}
     for label, act in timed.items():
         per_decision = []
@@ -230,9 +229,6 @@ def bench_policy(games: int, runs: int) -> None:
     print(f"ratio, dense to PolicyBot.act: {medians['dense forward pass'] / medians['PolicyBot.act']:.1f}")
     agree = sum(policy.act(o, m, {}) == dense(o, m) for o, m in positions)
     print(f"same move on {agree} of {len(positions)} positions")
-
-
-SHIPPED_P3 = str(Path(__file__).resolve().parents[1] / "checkpoints" / "p3_mappo_finetune" / "final")
 
 
 if __name__ == "__main__":

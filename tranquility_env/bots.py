@@ -676,6 +676,19 @@ def _policy_once(folder: str, stamp: tuple[tuple[str, int, int], ...]) -> Policy
     return policy
 
 
+SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
+# The one bot shipped per player count (base game): the strongest learned bot alone there, each
+# the MAPPO fine-tuning distilled from its own end-game search (solo then fine-tuned once more);
+# 49.0, 43.4, 48.2, 52.1 and 48.9% at P = 1..5 on the evaluation deals (README, "Results"). The
+# bots it was made from were shipped until commit 1dabcc9 (`make retired-bots` restores them).
+SHIPPED_BOTS = {1: "p1_distill_mappo", 2: "p2_distill", 3: "p3_distill", 4: "p4_distill", 5: "p5_distill"}
+
+
+def shipped_bot(players: int) -> str:
+    """The folder of the shipped bot for ``players`` (``SHIPPED_BOTS``), as ``policy:PATH`` takes it."""
+    return str(SHIPPED / SHIPPED_BOTS[players] / "final")
+
+
 def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
     alone, ~140x faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder),

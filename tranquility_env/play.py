@@ -23,18 +23,11 @@ from rich.text import Text
 from tranquility_env import actions, render
 from tranquility_env import mountain as mrules
 from tranquility_env.arena import bot_action
-from tranquility_env.bots import Bot, make_bot
+from tranquility_env.bots import Bot, make_bot, shipped_bot
 from tranquility_env.config import Config
 from tranquility_env.game import ONGOING, Game, IllegalMove
 from tranquility_env.replay import ReplayWriter, games, read
 from tranquility_env.views import seat_view
-
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
-# The strongest shipped learned bot of each player count alone (base game; README, "Results"):
-# the MAPPO fine-tuning distilled from its own end-game search, which won 43.4, 48.2, 52.1 and
-# 48.9% at P = 2..5 on the evaluation deals, against 42.3, 46.4, 49.2 and 44.6% before. Solo the
-# person holds the only seat, so no bot is seated (the strongest solo bot is p1_distill_mappo).
-SHIPPED_BOTS = {players: f"p{players}_distill" for players in range(2, 6)}
 
 
 def cost(game: Game, action: int) -> str:
@@ -76,7 +69,7 @@ def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[
         if name in ("policy", "policy+search", "policy+own-search"):
             if config != Config(players=config.players):
                 raise ValueError("the shipped learned bots play the base game; use --bots heuristic with modules")
-            name = f"{name}:{SHIPPED / SHIPPED_BOTS[config.players] / 'final'}"
+            name = f"{name}:{shipped_bot(config.players)}"
         bot = make_bot(name, seed + seat, table=config)
         bots[seat], seat_names[seat] = bot, name
     return bots, seat_names
