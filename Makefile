@@ -68,8 +68,8 @@ results-search: $(VENV)/.installed retired-bots
 			--team policy+search:checkpoints/p$${P}_mappo_finetune/final || exit 1; \
 	done
 
-# The shipped bots with their own end-game search (README, Results): 75-90 minutes a player
-# count at 3 and 4 players on 2 cores, about twice that solo and at 5 (96 rollouts).
+# The shipped bots with their own end-game search (README, Results, "At a glance"): 37, 51 and
+# 89 minutes at 2, 3 and 4 players on 2 cores; solo and at 5 (96 rollouts) not run yet, about twice.
 results-own-search: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/own_search \
