@@ -21,7 +21,7 @@ test: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
-# The main job: the embedded default config (3 players, base game, self-play), about 15 minutes
+# The main job: the embedded default config (3 players, base game, self-play), about 22 minutes
 # on 2 cores, then its evaluation table. Checkpoints in checkpoints/p3/, TensorBoard logs in runs/.
 train: $(VENV)/.installed
 	$(BIN)/tranquility train
