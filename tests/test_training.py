@@ -236,7 +236,6 @@ def test_a_policy_is_read_once_per_process_until_its_files_change(tmp_path: Path
         make_bot(f"policy:{folder}")
 
 
-SHIPPED_DIR = bots.SHIPPED
 SHIPPED = [Path(bots.shipped_bot(players)) for players in sorted(bots.SHIPPED_BOTS)]
 
 
@@ -312,7 +311,7 @@ def test_float16_weights_claimed_as_int8_are_refused(tmp_path: Path) -> None:
 
 
 def test_policy_with_search_plays_the_policy_until_the_heuristic_would_search() -> None:
-    folder = str(SHIPPED_DIR / "p3_distill" / "final")
+    folder = bots.shipped_bot(3)
     bot = make_bot(f"policy+search:{folder}", seed=5)
     policy, heuristic = PolicyBot.load(folder), HeuristicBot(seed=5)
     game, sources = Game.new({"players": 3}, 11), set()
@@ -329,7 +328,7 @@ def test_policy_with_search_plays_the_policy_until_the_heuristic_would_search() 
 
 
 def test_policy_logits_of_the_legal_actions_match_the_whole_head_and_pick_the_same_move() -> None:
-    policy = PolicyBot.load(str(SHIPPED_DIR / "p3_distill" / "final"))
+    policy = PolicyBot.load(bots.shipped_bot(3))
     game, decisions = Game.new({"players": 3}, 4), 0
     while game.status == "ongoing":
         seat = game.current_player
@@ -352,7 +351,7 @@ def test_policy_logits_of_the_legal_actions_match_the_whole_head_and_pick_the_sa
 def test_own_search_rollouts_played_together_end_as_when_played_one_move_at_a_time() -> None:
     """``PolicyWithSearchBot.play_out`` moves its games together, one batched pass a move
     (``PolicyBot.choose_each``); each game must end exactly as the policy playing it alone."""
-    folder = str(SHIPPED_DIR / "p3_distill" / "final")
+    folder = bots.shipped_bot(3)
     bot, policy = make_bot(f"policy+own-search:{folder}", seed=5), PolicyBot.load(folder)
     games = []
     for deal in range(6):  # the policy's games cut at different points, so they end at different times
@@ -373,7 +372,7 @@ def test_own_search_rollouts_played_together_end_as_when_played_one_move_at_a_ti
 
 
 def test_policy_with_its_own_search_never_asks_the_value_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = str(SHIPPED_DIR / "p3_distill" / "final")
+    folder = bots.shipped_bot(3)
     bot = make_bot(f"policy+own-search:{folder}", seed=5)
     policy, heuristic = PolicyBot.load(folder), HeuristicBot(seed=5, rollouts=4)
     bot.heuristic = heuristic  # 4 rollouts a candidate: the same search, quick enough for CI
@@ -549,7 +548,7 @@ def test_config_files_are_valid() -> None:
         kind = MappoConfig if "mappo" in path.name else RllibConfig if "rllib" in path.name else TrainConfig
         # a fine-tuning config starts from the bot an earlier step makes (checkpoints/p3/final, by
         # `make train`); a shipped bot of the same table and layers stands in for it here
-        started = ["init_actor=checkpoints/p3_distill/final"] if "finetune" in path.name else []
+        started = [f"init_actor={bots.shipped_bot(3)}"] if "finetune" in path.name else []
         load_config(kind, str(path), started)
 
 
@@ -684,7 +683,7 @@ def test_distill_collects_the_search_choices_fits_exports_and_reuses_them(
 ) -> None:
     from training import distill
 
-    shipped = Path("checkpoints/p2_distill/final").resolve()  # plays far enough to search
+    shipped = Path(bots.shipped_bot(2))  # plays far enough to search
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(bots._BY_PLAYERS["rollouts"], 2, 2)  # a cheap search; workers=1 plays in this process
     overrides = ["run=d", f"init_actor={shipped}", "games=3", "valid_games=1", "workers=1", "epochs=1",
@@ -769,7 +768,7 @@ def test_distill_refuses_wrong_settings(override: dict, message: str) -> None:
     from training.distill import DistillConfig
 
     with pytest.raises(ValueError, match=message):
-        DistillConfig(**{"init_actor": "checkpoints/p2_distill/final", **override})
+        DistillConfig(**{"init_actor": bots.shipped_bot(2), **override})
 
 
 def test_distill_targets_weigh_the_candidates_by_the_prior_and_their_rollout_scores() -> None:
