@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from tranquility_env import Config, Game, cards
+from tranquility_env import Config, Game
+from tranquility_env.rules import cards
 
 
 def state(
@@ -39,10 +40,12 @@ def state(
     rest = [cards.NAME[k] for k in sorted((want - have).elements())]
     panorama = None
     if cfg.panoramas:
-        from tranquility_env.tables import PANORAMA_SEQUENCES
+        from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 
-        panorama = {"objectives": [list(s) for s in PANORAMA_SEQUENCES[: cfg.panoramas]],
-                    "achieved": achieved or [False] * cfg.panoramas}  # fmt: skip
+        panorama = {
+            "objectives": [list(s) for s in PANORAMA_SEQUENCES[: cfg.panoramas]],
+            "achieved": achieved or [False] * cfg.panoramas,
+        }
     return {
         "config": cfg.to_dict(),
         "mountain": mountain,
@@ -80,8 +83,9 @@ def full_mountain(patterns: dict[int, str] | None = None, goats: bool = False) -
         colours = (patterns or {}).get(r) or "".join("GBR"[(c + r) % 3] for c in range(10 - r))
         for c, letter in enumerate(colours, start=1):
             colour = "GBR".index(letter)
-            options = [k for k in pool if pool[k] and k < cards.N_ASCENT and cards.COLOUR[k] == colour
-                       and cards.NUMBER[k] >= r]  # fmt: skip
+            options = [
+                k for k in pool if pool[k] and k < cards.N_ASCENT and cards.COLOUR[k] == colour and cards.NUMBER[k] >= r
+            ]
             k = min(options, key=lambda k: (cards.NUMBER[k], not cards.HAS_GOAT[k]))
             pool[k] -= 1
             out[f"r{r}c{c}"] = cards.NAME[k]

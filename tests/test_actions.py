@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tranquility_env import Game, actions
-from tranquility_env.cards import HAS_GOAT, N_ASCENT
+from tranquility_env import Game
+from tranquility_env.rules import actions
+from tranquility_env.rules.cards import HAS_GOAT, N_ASCENT
 
 
 def test_every_id_round_trips_through_its_string() -> None:

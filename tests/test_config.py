@@ -11,9 +11,17 @@ from tranquility_env import Config, Game
 
 def test_defaults_follow_the_spec() -> None:
     assert Config(players=1).to_dict() == {
-        "players": 1, "hand_size": 6, "bridges": 5, "campfires_per_colour": 1, "ropes": 3,
-        "campfire_move_pays": True, "green_path": False, "panoramas": 0, "goats": False, "goats_needed": 8,
-    }  # fmt: skip
+        "players": 1,
+        "hand_size": 6,
+        "bridges": 5,
+        "campfires_per_colour": 1,
+        "ropes": 3,
+        "campfire_move_pays": True,
+        "green_path": False,
+        "panoramas": 0,
+        "goats": False,
+        "goats_needed": 8,
+    }
     assert Config(players=4).hand_size == 5 and Config(players=4).ropes == 0
 
 
@@ -26,9 +34,20 @@ def test_unknown_key_names_the_key_and_the_allowed_ones() -> None:
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("players", 0), ("players", 6), ("players", "3"), ("players", True), ("panoramas", 6), ("ropes", -1),
-     ("hand_size", 1), ("goats", 1), ("green_path", "yes"), ("goats_needed", 13), ("bridges", 1.5)],
-)  # fmt: skip
+    [
+        ("players", 0),
+        ("players", 6),
+        ("players", "3"),
+        ("players", True),
+        ("panoramas", 6),
+        ("ropes", -1),
+        ("hand_size", 1),
+        ("goats", 1),
+        ("green_path", "yes"),
+        ("goats_needed", 13),
+        ("bridges", 1.5),
+    ],
+)
 def test_bad_values_are_refused_naming_the_key(key: str, value: object) -> None:
     base = {"players": 1} if key == "ropes" else {}
     with pytest.raises(ValueError, match=f"'{key}'"):

@@ -12,9 +12,10 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from tranquility_env import Game, actions, board, cards, encoding, env, raw_env
-from tranquility_env import aec as aec_module
-from tranquility_env import mountain as mountain_rules
+from tranquility_env import Game, encoding, env, raw_env
+from tranquility_env.envs import aec as aec_module
+from tranquility_env.rules import actions, board, cards
+from tranquility_env.rules import mountain as mountain_rules
 from tranquility_env.views import sample_game, seat_view
 
 from positions import row, state
@@ -192,10 +193,15 @@ def test_illegal_action_raises_by_default_and_can_lose_instead() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"player": 3}, "unknown env option 'player'"), ({"players": 7}, "'players'"),
-     ({"render_mode": "video"}, "render_mode"), ({"illegal_action": "ignore"}, "illegal_action"),
-     ({"reward_shaping": -1}, "reward_shaping"), ({"reward_shaping": float("nan")}, "reward_shaping")],
-)  # fmt: skip
+    [
+        ({"player": 3}, "unknown env option 'player'"),
+        ({"players": 7}, "'players'"),
+        ({"render_mode": "video"}, "render_mode"),
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"reward_shaping": -1}, "reward_shaping"),
+        ({"reward_shaping": float("nan")}, "reward_shaping"),
+    ],
+)
 def test_wrong_options_fail_at_construction(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         raw_env(**kwargs)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tranquility_env import Game, actions
+from tranquility_env import Game
+from tranquility_env.rules import actions
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
@@ -71,3 +72,34 @@ def test_golden_playthrough(name: str) -> None:
         assert game.status == "won" and golden["moves"][-1] == "play SUMMIT r9c1"
         # and HeuristicBot still plays that game, move for move (regenerate after changing it)
         assert playthrough(name, CASES[name], golden["seed"])["moves"] == golden["moves"]
+
+
+# Each shipped bot and the heuristic, a whole team of it, on fixed evaluation deals: their moves
+# were recorded before the package took its present shape, and must not change unless a bot does
+# (then regenerate with TRANQUILITY_REGEN_GOLDEN=1 and review the diff).
+BOT_GAMES = GOLDEN / "bots.json"
+
+
+def bot_game(name: str, players: int, seed: int) -> dict:
+    from tranquility_env.arena import play_until
+    from tranquility_env.bots import make_bot, shipped_bot
+
+    spec = f"{name}:{shipped_bot(players)}" if name.startswith("policy") else name
+    game = Game.new({"players": players}, seed)
+    taken = play_until(game, [make_bot(spec, seed=seed) for _ in range(players)])
+    return {"moves": [actions.to_string(a, goats=False) for a in taken], "status": game.status}
+
+
+def bot_cases() -> list:
+    keys = json.loads(BOT_GAMES.read_text())
+    return [pytest.param(key.split("/")[0], int(key.split("/")[1][1:]), int(key.split("/")[2]), id=key) for key in keys]
+
+
+@pytest.mark.parametrize(("name", "players", "seed"), bot_cases())
+def test_golden_bot_games(name: str, players: int, seed: int) -> None:
+    key = f"{name}/p{players}/{seed}"
+    if os.environ.get("TRANQUILITY_REGEN_GOLDEN"):
+        games = json.loads(BOT_GAMES.read_text())
+        games[key] = bot_game(name, players, seed)
+        BOT_GAMES.write_text(json.dumps(games, indent=0) + "\n")
+    assert bot_game(name, players, seed) == json.loads(BOT_GAMES.read_text())[key]

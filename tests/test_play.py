@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tranquility_env import Game
+from tranquility_env import replay
 from tranquility_env.replay import read
 
 TRANQUILITY = str(Path(sys.executable).parent / "tranquility")
@@ -25,8 +25,21 @@ def spawn(*args: str, cwd: Path) -> pexpect.spawn:
 
 @pytest.mark.parametrize("bots", ["policy", "heuristic,random"])
 def test_a_whole_game_in_a_terminal_with_bad_input_on_the_way(tmp_path: Path, bots: str) -> None:
-    child = spawn("play", "--players", "3", "--seat", "1", "--bots", bots, "--seed", "11", "--delay", "0",
-                  "--no-color", cwd=tmp_path)  # fmt: skip
+    child = spawn(
+        "play",
+        "--players",
+        "3",
+        "--seat",
+        "1",
+        "--bots",
+        bots,
+        "--seed",
+        "11",
+        "--delay",
+        "0",
+        "--no-color",
+        cwd=tmp_path,
+    )
     bad = ["", "banana", "999", "0", "play G13 r1c1", "play G12 r8c1"]
     decisions = 0
     while True:
@@ -57,7 +70,7 @@ def test_a_whole_game_in_a_terminal_with_bad_input_on_the_way(tmp_path: Path, bo
     # The replay reproduces the game, and the screen never showed a bot's discards.
     header, _, end = read(path)
     assert end == outcome and header["human"] == 1 and header["seed"] == 11
-    game = Game.from_replay(str(path))
+    game = replay.load_game(path)
     assert game.status == outcome
     assert not re.search(r"seat [02] \(\w+\): (discard|pay) ", transcript)
 
@@ -78,8 +91,12 @@ def test_quit_asks_first_and_saves_the_replay(tmp_path: Path) -> None:
 
 
 def test_bad_command_lines_are_refused_clearly(tmp_path: Path) -> None:
-    for args, message in ((["--seat", "5"], "--seat must be"), (["--bots", "a,b,c,d"], "names 4 bots"),
-                          (["--bots", "wizard"], "unknown bot"), (["--goats"], "base game")):  # fmt: skip
+    for args, message in (
+        (["--seat", "5"], "--seat must be"),
+        (["--bots", "a,b,c,d"], "names 4 bots"),
+        (["--bots", "wizard"], "unknown bot"),
+        (["--goats"], "base game"),
+    ):
         child = spawn("play", *args, cwd=tmp_path)
         child.expect(message)
         child.expect(pexpect.EOF)
@@ -95,17 +112,16 @@ def test_bad_command_lines_are_refused_clearly(tmp_path: Path) -> None:
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int) -> None:
     from tranquility_env import Config
-    from tranquility_env import bots as bots_module
-    from tranquility_env.bots import PolicyBot
+    from tranquility_env.bots import PolicyBot, shipped_bot
     from tranquility_env.play import seat_bots
 
     strongest = {2: "p2_distill", 3: "p3_distill", 4: "p4_distill", 5: "p5_distill"}[players]
     bots, names = seat_bots(["policy"], Config(players=players), human=0, seed=1)
-    assert names[0] == "human" and all(n.endswith(f"checkpoints/{strongest}/final") for n in names[1:])
+    assert names[0] == "human" and all(n.endswith(f"checkpoints/shipped/{strongest}/final") for n in names[1:])
     assert all(isinstance(b, PolicyBot) and b.config.players == players for b in bots.values())
     with pytest.raises(ValueError, match="base game"):
         seat_bots(["policy"], Config(players=players, goats=True), human=0, seed=1)
     for searching in ("policy+search", "policy+own-search"):
         bots, names = seat_bots([searching], Config(players=players), human=0, seed=1)
-        assert all(n == f"{searching}:{bots_module.SHIPPED / strongest / 'final'}" for n in names[1:])
+        assert all(n == f"{searching}:{shipped_bot(players)}" for n in names[1:])
         assert all(b.own_search == (searching == "policy+own-search") for b in bots.values())

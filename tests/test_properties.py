@@ -5,7 +5,7 @@
 - ``from_dict(to_dict(g))`` is the same game, legal moves included;
 - every game ends (won or lost), within one turn per card: each action takes a card out of
   circulation for good;
-- the engine's fast move generator agrees with the plain per-move checker of ``explain.py`` on
+- the engine's fast move generator agrees with the plain per-move checker of ``rules/legality.py`` on
   every action id.
 """
 
@@ -20,10 +20,11 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tranquility_env import Config, Game, actions, cards
-from tranquility_env.explain import why_illegal
-from tranquility_env.game import EMPTY
-from tranquility_env.state_io import _check_mountain
+from tranquility_env import Config, Game
+from tranquility_env.rules import actions, cards
+from tranquility_env.rules.game import EMPTY
+from tranquility_env.rules.legality import why_illegal
+from tranquility_env.rules.state_io import check_mountain
 
 
 @st.composite
@@ -63,7 +64,7 @@ def play_checked(config: Config, seed: int, eagerness: float, full_check_every: 
     decisions = 0
     while not game.is_over:
         assert card_places(game) == deck
-        _check_mountain(game.mountain)
+        check_mountain(game.mountain)
         twin = Game.from_dict(json.loads(json.dumps(game.to_dict())))
         assert twin.to_dict() == game.to_dict() and twin.legal_actions() == game.legal_actions()
         if full_check_every and decisions % full_check_every == 0:
@@ -111,8 +112,13 @@ def test_same_seed_same_game_in_another_process() -> None:
     )
     env = {"PYTHONHASHSEED": "", "PATH": ""}
     runs = [
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                       env={**env, "PYTHONHASHSEED": str(h)}).stdout
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**env, "PYTHONHASHSEED": str(h)},
+        ).stdout
         for h in (1, 2)
-    ]  # fmt: skip
+    ]
     assert runs[0] == runs[1] and json.loads(runs[0])["turn"] > 0

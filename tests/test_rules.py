@@ -1,6 +1,8 @@
-"""One test (or a few) per rule ID of RULES.md, each named after it, on hand-built positions.
+"""One test (or a few) per rule ID, each named after it, on hand-built positions.
 
-``test_every_rule_id_has_a_test`` reads RULES.md and fails when an ID has no test here.
+``test_every_rule_id_has_a_test`` reads the IDs of ``docs/rules.md`` and fails when one has no test
+here; where the canonical ``shared/RULES.md`` is beside the checkout (as in CI), another test checks
+that ``docs/rules.md`` names exactly its IDs.
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tranquility_env import Config, Game, IllegalMove, cards
-from tranquility_env.board import N_SLOTS, POS_NAME, ROW_SLOTS
-from tranquility_env.tables import GOAT_COPIES, PANORAMA_SEQUENCES
+from tranquility_env import Config, Game, IllegalMove
+from tranquility_env.rules import cards
+from tranquility_env.rules.board import N_SLOTS, POS_NAME, ROW_SLOTS
+from tranquility_env.rules.tables import GOAT_COPIES, PANORAMA_SEQUENCES
 
 from positions import full_mountain, game, row, state
 
-RULES = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+DOCS_RULES = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+CANONICAL_RULES = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
 P2 = {"players": 2}
 GOATS = {"players": 2, "goats": True}
 
@@ -34,15 +38,24 @@ def illegal(g: Game, move: str, rule: str) -> None:
     assert g.to_dict() == before
 
 
+def rule_ids(path: Path) -> set[str]:
+    """The IDs of a rules text: every bullet that starts with a bold ID (``- **P3 Penalty**: ...``)."""
+    return set(re.findall(r"^- \*\*([A-Z]+\d+)\b", path.read_text(), flags=re.M))
+
+
 def test_every_rule_id_has_a_test() -> None:
-    if not RULES.exists():
-        pytest.skip("shared/RULES.md is not beside this checkout")
-    ids = set(re.findall(r"^- \*\*([A-Z]+\d+)\b", RULES.read_text(), flags=re.M))
-    ids |= set(re.findall(r"^- \*\*(N\d+) ", RULES.read_text(), flags=re.M))
+    ids = rule_ids(DOCS_RULES)
     assert len(ids) > 50
     names = {name for name in globals() if name.startswith("test_")}
     missing = sorted(i for i in ids if not any(n.startswith(f"test_{i.lower()}_") for n in names))
     assert not missing, f"rule IDs without a test: {missing}"
+
+
+@pytest.mark.skipif(not CANONICAL_RULES.exists(), reason="shared/RULES.md is not beside this checkout")
+def test_docs_rules_name_exactly_the_ids_of_the_canonical_rules() -> None:
+    canonical, ours = rule_ids(CANONICAL_RULES), rule_ids(DOCS_RULES)
+    assert len(canonical) > 50
+    assert ours == canonical, f"only in RULES.md: {sorted(canonical - ours)}; only in docs: {sorted(ours - canonical)}"
 
 
 # ---------------------------------------------------------------- components

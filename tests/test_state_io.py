@@ -97,8 +97,9 @@ def test_goat_and_panorama_records_must_fit_the_mountain() -> None:
     with pytest.raises(ValueError, match="GO1"):
         Game.from_dict(state(config=goats, mountain=row(1, "G4"), goats={"r1c1": 1}, hands=[["B6", "G2"], []]))
     with pytest.raises(ValueError, match="GO2"):
-        Game.from_dict(state(config=goats, mountain=row(1, "G4*", "BRIDGE", "R5"), goats={"r1c2": 1},
-                             hands=[["B6", "G2"], []]))  # fmt: skip
+        Game.from_dict(
+            state(config=goats, mountain=row(1, "G4*", "BRIDGE", "R5"), goats={"r1c2": 1}, hands=[["B6", "G2"], []])
+        )
     pano = {"players": 2, "panoramas": 1}  # objective 3-4-3
     with pytest.raises(ValueError, match="PA2"):
         Game.from_dict(state(config=pano, mountain=row(1, "G3", "B4", "R3"), hands=[["B6", "G2"], []]))

@@ -65,8 +65,9 @@ def test_bad_teammates_and_illegal_actions() -> None:
 def test_maskable_ppo_trains_on_it_directly() -> None:
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", TeamEnv(players=3), n_steps=64, batch_size=32, n_epochs=1, seed=0,
-                        policy_kwargs={"net_arch": [32]})  # fmt: skip
+    model = MaskablePPO(
+        "MlpPolicy", TeamEnv(players=3), n_steps=64, batch_size=32, n_epochs=1, seed=0, policy_kwargs={"net_arch": [32]}
+    )
     model.learn(128)
     env = TeamEnv(players=3)
     obs, _ = env.reset(seed=1)

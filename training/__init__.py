@@ -1,0 +1,1 @@
+"""Trainers and evaluation, installed as ``tranquility_env.training`` (needs the ``train`` extra)."""

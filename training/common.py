@@ -22,7 +22,7 @@ C = TypeVar("C", bound="RunConfig")
 
 @dataclass
 class RunConfig:
-    run: str = "p3"  # names runs/<run>/ and checkpoints/<run>/
+    run: str = ""  # names runs/<run>/ and checkpoints/<run>/; empty: p<players> and the trainer's RUN_SUFFIX
     players: int = 3
     green_path: bool = False
     panoramas: int = 0
@@ -36,7 +36,7 @@ class RunConfig:
     gae_lambda: float = 0.95
     clip_range: float = 0.2
     ent_coef: float = 0.01
-    total_steps: int = 450_000  # about 15 minutes on 2 cores
+    total_steps: int = 450_000
     seed: int = 0
     checkpoint_every: int = 100_000
     eval_every: int = 100_000
@@ -46,12 +46,15 @@ class RunConfig:
     logs_dir: str = "runs"
 
     AT_LEAST_ONE = ("total_steps", "checkpoint_every", "eval_every", "eval_games", "final_eval_games")
+    RUN_SUFFIX = ""
 
     def __post_init__(self) -> None:
         check_fields(self)
+        self.run = self.run or f"p{self.players}{self.RUN_SUFFIX}"
         if self.activation not in checkpoint.ACTIVATIONS:
-            raise ValueError(f"train config 'activation' must be one of {sorted(checkpoint.ACTIVATIONS)}, "
-                             f"got {self.activation!r}")  # fmt: skip
+            raise ValueError(
+                f"train config 'activation' must be one of {sorted(checkpoint.ACTIVATIONS)}, got {self.activation!r}"
+            )
         self.game_config()  # validates players and modules
         for seat, spec in self.teammates.items():
             if not 0 <= seat < self.players:
@@ -87,7 +90,7 @@ def check_type(name: str, value: Any, annotation: str) -> None:
         "list[int]": isinstance(value, list) and all(type(v) is int for v in value),
         "dict[int, str]": isinstance(value, dict)
         and all(type(k) is int and isinstance(v, str) for k, v in value.items()),
-    }.get(annotation)  # fmt: skip
+    }.get(annotation)
     if ok is None:
         expected = kinds[annotation]
         ok = isinstance(value, expected) and (annotation == "bool" or not isinstance(value, bool))
@@ -139,12 +142,30 @@ def team_spec(cfg: RunConfig, policy: str) -> str:
 
 def export_actor(linears: list[Any], head: Any, cfg: RunConfig, folder: Path, steps: int, trainer: str) -> Path:
     """torch ``Linear`` layers (``cfg.activation`` between them) and the action head, as a bot checkpoint."""
-    return save_actor(linears, head, folder, cfg.game_config(), cfg.hidden, cfg.activation, steps, trainer,
-                      {str(k): v for k, v in cfg.teammates.items()})  # fmt: skip
+    return save_actor(
+        linears,
+        head,
+        folder,
+        cfg.game_config(),
+        cfg.hidden,
+        cfg.activation,
+        steps,
+        trainer,
+        {str(k): v for k, v in cfg.teammates.items()},
+    )
 
 
-def save_actor(linears: list[Any], head: Any, folder: Path, config: Config, hidden: list[int], activation: str,
-               steps: int, trainer: str, teammates: dict[str, str] | None = None) -> Path:  # fmt: skip
+def save_actor(
+    linears: list[Any],
+    head: Any,
+    folder: Path,
+    config: Config,
+    hidden: list[int],
+    activation: str,
+    steps: int,
+    trainer: str,
+    teammates: dict[str, str] | None = None,
+) -> Path:
     """torch ``Linear`` layers and the action head, as a bot checkpoint of that table and network."""
     tensors = {}
     for i, layer in enumerate(linears):
@@ -152,20 +173,29 @@ def save_actor(linears: list[Any], head: Any, folder: Path, config: Config, hidd
         tensors[f"layers.{i}.bias"] = layer.bias.detach().cpu().numpy()
     tensors["head.weight"] = head.weight.detach().cpu().numpy()
     tensors["head.bias"] = head.bias.detach().cpu().numpy()
-    return checkpoint.save(folder, tensors, config, hidden, activation, trainer=trainer, steps=int(steps),
-                           teammates=teammates or {}, made_by="tranquility " + " ".join(sys.argv[1:]))  # fmt: skip
+    return checkpoint.save(
+        folder,
+        tensors,
+        config,
+        hidden,
+        activation,
+        trainer=trainer,
+        steps=int(steps),
+        teammates=teammates or {},
+        made_by="tranquility " + " ".join(sys.argv[1:]),
+    )
 
 
 def evaluate_checkpoint(cfg: RunConfig, folder: Path) -> Any:
     """The periodic evaluation during training: ``eval_games`` deals apart from the final ones."""
-    from training.evaluate import evaluate
+    from tranquility_env.training.evaluate import evaluate
 
     return evaluate(team_spec(cfg, f"policy:{folder}"), cfg.game_config(), cfg.eval_games, seed=500_000)
 
 
 def final_table(cfg: RunConfig, final: Path) -> None:
     """The trained team beside the heuristic and random teams, on the same deals."""
-    from training.evaluate import evaluate, markdown
+    from tranquility_env.training.evaluate import evaluate, markdown
 
     config = cfg.game_config()
     teams = [team_spec(cfg, f"policy:{final}"), team_spec(cfg, "heuristic"), team_spec(cfg, "random")]
@@ -185,8 +215,9 @@ def trainer_parser(prog: str, doc: str, resume_file: str | None = None) -> argpa
     return parser
 
 
-def run_trainer(parser: argparse.ArgumentParser, config: str | None, overrides: list[str], cls: type[C],
-                train: Callable[[C], Path]) -> None:  # fmt: skip
+def run_trainer(
+    parser: argparse.ArgumentParser, config: str | None, overrides: list[str], cls: type[C], train: Callable[[C], Path]
+) -> None:
     """Load the config and train; a bad config, file or resume is a clean command-line error."""
     try:
         final = train(load_config(cls, config, overrides))

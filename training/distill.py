@@ -13,8 +13,8 @@ choices, so that it plays its own end game better without the search.
    ``games``, ``first_seed`` and starting weights (collecting is most of the time).
 2. **Fit.** From ``init_actor``'s weights: cross-entropy on ``targets`` over the search's
    candidates (the starting policy's odds times exp(score / ``temperature``): rollouts' scores
-   of near-equal moves are mostly noise, and fitting the search's bare choice lowered the win
-   rate, see the README), plus ``anchor_weight`` times the KL divergence from the starting
+   of near-equal moves are mostly noise, and fitting the search's bare choice alone did worse,
+   see ``docs/training.md``), plus ``anchor_weight`` times the KL divergence from the starting
    policy on the anchors, so that the policy keeps the opening and middle game it learned with
    RL. The last ``valid_games`` deals are held out; each epoch prints how often the policy's
    own choice is the search's there (``distill/agreement``) and is the starting policy's on
@@ -23,8 +23,8 @@ choices, so that it plays its own end game better without the search.
    starting policy alone on ``eval_games`` tuning deals (seeds 500,000+), one table.
 
 ``teacher`` is ``own-search`` (the policy's own candidates and rollouts: no hand-written move
-enters) or ``search`` (the heuristic's search, ``policy+search``). The table, players, hidden
-layers and activation are the starting checkpoint's.
+enters) or ``search`` (the heuristic's search, ``policy+search``). The hidden layers and activation
+are the starting checkpoint's; it starts from the shipped bot of ``players`` unless told otherwise.
 """
 
 from __future__ import annotations
@@ -42,11 +42,13 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from training.common import check_fields, run_trainer, save_actor, save_config, trainer_parser
-from training.evaluate import evaluate, imap_jobs, markdown, seat_team
-from training.mappo import Actor
-from tranquility_env import Config, Game, actions, checkpoint, encoding
-from tranquility_env.game import ONGOING
+from tranquility_env import Config, Game, checkpoint, encoding
+from tranquility_env.bots import SHIPPED_BOTS, shipped_bot
+from tranquility_env.rules import actions
+from tranquility_env.rules.game import ONGOING
+from tranquility_env.training.common import check_fields, run_trainer, save_actor, save_config, trainer_parser
+from tranquility_env.training.evaluate import evaluate, imap_jobs, markdown, seat_team
+from tranquility_env.training.mappo import Actor
 from tranquility_env.views import LazySeatView
 
 TEACHERS = ("own-search", "search")
@@ -55,11 +57,11 @@ MAX_CANDIDATES = 16  # candidates kept of a search (the heuristic's default: 6)
 
 @dataclass
 class DistillConfig:
-    run: str = "p5_distill"  # names checkpoints/<run>/ and <logs_dir>/<run>/
-    # the policy that plays, searches and is fitted; this one: `make retired-bots` or `tranquility mappo`
-    init_actor: str = "checkpoints/p5_mappo_finetune/final"
+    players: int = 3  # the table (base game); init_actor must be made for it
+    run: str = ""  # names checkpoints/<run>/ and <logs_dir>/<run>/; empty: p<players>_distill
+    init_actor: str = ""  # the policy that plays, searches and is fitted; empty: the shipped bot
     teacher: str = "own-search"  # or "search": see the module docstring
-    games: int = 320  # deals the policy with its search plays (5 players: about 14 s each on one core)
+    games: int = 320  # deals the policy with its search plays
     first_seed: int = 2_000_000
     workers: int = 2  # processes that play the deals
     valid_games: int = 32  # the last deals, held out from the fit
@@ -78,15 +80,25 @@ class DistillConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.players not in SHIPPED_BOTS:
+            raise ValueError(f"train config 'players' must be one of {sorted(SHIPPED_BOTS)}, got {self.players!r}")
+        self.run = self.run or f"p{self.players}_distill"
+        self.init_actor = self.init_actor or shipped_bot(self.players)
         if self.teacher not in TEACHERS:
             raise ValueError(f"train config 'teacher' must be one of {list(TEACHERS)}, got {self.teacher!r}")
         if not 1 <= self.valid_games < self.games:
             raise ValueError(f"train config 'valid_games' must be at least 1 and below 'games' ({self.games})")
         if self.anchor_weight < 0 or self.temperature < 0 or self.learning_rate <= 0:
-            raise ValueError("train config 'anchor_weight' and 'temperature' must be at least 0, "
-                             "'learning_rate' above 0")  # fmt: skip
-        # reading the starting checkpoint here: a missing or damaged one fails before any game
-        self.starting  # noqa: B018
+            raise ValueError(
+                "train config 'anchor_weight' and 'temperature' must be at least 0, 'learning_rate' above 0"
+            )
+        # reading the starting checkpoint here: a missing, damaged or mismatched one fails before any game
+        table = Config.from_dict(self.starting[0]["config"])
+        if table != Config(players=self.players):
+            raise ValueError(
+                f"train config 'init_actor' {self.init_actor} was made for {table.to_dict()}, "
+                f"not the base game of {self.players} players"
+            )
 
     @functools.cached_property
     def starting(self) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
@@ -119,8 +131,15 @@ def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, ...]:
             candidates.append([a for a, _ in found] + [-1] * pad)
             scores.append([v for _, v in found] + [0.0] * pad)
         game.apply_action(action)
-    return (np.array(obs), np.array(masks), np.array(chosen), np.array(searched),
-            np.array(candidates, dtype=np.int16), np.array(scores, dtype=np.float32), game.status == "won")  # fmt: skip
+    return (
+        np.array(obs),
+        np.array(masks),
+        np.array(chosen),
+        np.array(searched),
+        np.array(candidates, dtype=np.int16),
+        np.array(scores, dtype=np.float32),
+        game.status == "won",
+    )
 
 
 def collect(cfg: DistillConfig, about: dict, config: Config, path: Path) -> dict[str, np.ndarray]:
@@ -159,8 +178,9 @@ def batch(data: dict[str, np.ndarray], idx: np.ndarray) -> tuple[torch.Tensor, t
     return obs, torch.as_tensor(mask), torch.as_tensor(data["chosen"][idx], dtype=torch.int64)
 
 
-def targets(data: dict[str, np.ndarray], idx: np.ndarray, temperature: float,
-            prior: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def targets(
+    data: dict[str, np.ndarray], idx: np.ndarray, temperature: float, prior: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(action ids, weights), a row per decision: the search's candidates weighted by
     prior(a) x exp(score(a) / ``temperature``), ``prior`` being the starting policy's log-
     probabilities (a row per decision, every action). A KL-regularised policy improvement step,
@@ -200,8 +220,10 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
     labelled = np.flatnonzero(data["searched"] & ~held_out)
     anchors = np.flatnonzero(~data["searched"] & ~held_out)
     valid, valid_anchors = np.flatnonzero(data["searched"] & held_out), np.flatnonzero(~data["searched"] & held_out)
-    print(f"{len(labelled)} searched decisions and {len(anchors)} anchors to fit; {len(valid)} and "
-          f"{len(valid_anchors)} held out")  # fmt: skip
+    print(
+        f"{len(labelled)} searched decisions and {len(anchors)} anchors to fit; {len(valid)} and "
+        f"{len(valid_anchors)} held out"
+    )
     start_choices = likeliest(start, data, valid_anchors)  # what keeping the starting policy means there
     rng = np.random.default_rng(cfg.seed)
     optimizer = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
@@ -210,8 +232,10 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
         agree, keep = agreement(actor, data, valid), agreement(actor, data, valid_anchors, start_choices)
         writer.add_scalar("distill/agreement", agree, epoch)
         writer.add_scalar("distill/anchor_agreement", keep, epoch)
-        print(f"epoch {epoch}/{cfg.epochs}: held out, the search's choice {agree:.1%}, "
-              f"the starting policy's on the anchors {keep:.1%}")  # fmt: skip
+        print(
+            f"epoch {epoch}/{cfg.epochs}: held out, the search's choice {agree:.1%}, "
+            f"the starting policy's on the anchors {keep:.1%}"
+        )
 
     report(0)
     for epoch in range(1, cfg.epochs + 1):
@@ -240,8 +264,10 @@ def distill(cfg: DistillConfig) -> Path:
     run_dir, logs = Path(cfg.checkpoints_dir) / cfg.run, Path(cfg.logs_dir) / cfg.run
     started = time.time()
     data = collect(cfg, about, config, logs / "decisions.npz")
-    print(f"{len(data['chosen'])} decisions of {cfg.games} deals, {data['searched'].sum()} searched; "
-          f"the team with its search won {data['won'].mean():.1%} of them ({time.time() - started:.0f} s)")  # fmt: skip
+    print(
+        f"{len(data['chosen'])} decisions of {cfg.games} deals, {data['searched'].sum()} searched; "
+        f"the team with its search won {data['won'].mean():.1%} of them ({time.time() - started:.0f} s)"
+    )
 
     actor = Actor(about["hidden"], about["activation"])
     actor.load_pairs(weights)
@@ -250,8 +276,16 @@ def distill(cfg: DistillConfig) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)  # type: ignore[arg-type]  # any dataclass: its fields as YAML
     trainer = f"search distillation ({cfg.teacher}) of {cfg.init_actor}"
-    final = save_actor(list(actor.body[::2]), actor.head, run_dir / "final", config, about["hidden"],
-                       about["activation"], about.get("steps", 0), trainer)  # fmt: skip
+    final = save_actor(
+        list(actor.body[::2]),
+        actor.head,
+        run_dir / "final",
+        config,
+        about["hidden"],
+        about["activation"],
+        about.get("steps", 0),
+        trainer,
+    )
 
     results = [evaluate(f"policy:{p}", config, cfg.eval_games, 500_000, cfg.workers) for p in (final, cfg.init_actor)]
     writer.add_scalar("eval/win_rate", results[0].win_rate, cfg.epochs)

@@ -27,9 +27,9 @@ from typing import Any
 
 from tranquility_env import Config, Game
 from tranquility_env.arena import play_until
-from tranquility_env.board import N_SLOTS
 from tranquility_env.bots import Bot, make_bot
-from tranquility_env.mountain import EMPTY
+from tranquility_env.rules.board import N_SLOTS
+from tranquility_env.rules.mountain import EMPTY
 
 
 @dataclass
@@ -96,8 +96,9 @@ def imap_jobs(function: Callable[[Any], Any], jobs: list[Any], workers: int, chu
         yield from pool.imap(function, jobs, chunksize=chunksize)
 
 
-def evaluate(spec: str, config: Config, games: int, seed: int = 0, workers: int = 1,
-             progress: bool = False) -> TeamResult:  # fmt: skip
+def evaluate(
+    spec: str, config: Config, games: int, seed: int = 0, workers: int = 1, progress: bool = False
+) -> TeamResult:
     """The team SPEC on deals ``seed .. seed + games - 1``, over ``workers`` processes;
     ``progress`` shows a bar of the games played on a terminal (an end-game search team may
     take an hour)."""
@@ -124,14 +125,19 @@ def markdown(results: list[TeamResult], config: Config) -> str:
     ]
     for r in results:
         losses = "; ".join(f"{k}: {v}" for k, v in sorted(r.losses.items())) or "-"
-        lines.append(f"| {r.team} | {r.win_rate:.1%} | {r.ci95[0]:.1%} - {r.ci95[1]:.1%} | {r.mean_cards:.1f} "
-                     f"| {r.mean_turns:.1f} | {losses} |")  # fmt: skip
+        lines.append(
+            f"| {r.team} | {r.win_rate:.1%} | {r.ci95[0]:.1%} - {r.ci95[1]:.1%} | {r.mean_cards:.1f} "
+            f"| {r.mean_turns:.1f} | {losses} |"
+        )
     return "\n".join(lines)
 
 
 def modules(config: Config) -> str:
-    on = [name for name, flag in (("green path", config.green_path), ("panorama", config.panoramas),
-                                  ("goats", config.goats)) if flag]  # fmt: skip
+    on = [
+        name
+        for name, flag in (("green path", config.green_path), ("panorama", config.panoramas), ("goats", config.goats))
+        if flag
+    ]
     return ", ".join(on) or "base game"
 
 
@@ -191,8 +197,12 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
         results = [evaluate(spec, config, args.games, args.seed, args.workers, progress=True) for spec in args.team]
     except ValueError as err:
         parser.error(str(err))
-    report: dict = {"config": config.to_dict(), "games": args.games, "seed": args.seed,
-                    "teams": [asdict(r) for r in results]}  # fmt: skip
+    report: dict = {
+        "config": config.to_dict(),
+        "games": args.games,
+        "seed": args.seed,
+        "teams": [asdict(r) for r in results],
+    }
     if results:
         print(markdown(results, config))
         chart(results, out / f"evaluation_p{config.players}.png")

@@ -29,7 +29,10 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from training.common import (
+from tranquility_env import TeamEnv, checkpoint, encoding
+from tranquility_env.bots import make_bot
+from tranquility_env.rules import actions
+from tranquility_env.training.common import (
     RunConfig,
     check_resume,
     evaluate_checkpoint,
@@ -40,8 +43,6 @@ from training.common import (
     torch_activation,
     trainer_parser,
 )
-from tranquility_env import TeamEnv, actions, checkpoint, encoding
-from tranquility_env.bots import make_bot
 
 
 # ------------------------------------------------------------------------------ the config
@@ -49,7 +50,7 @@ from tranquility_env.bots import make_bot
 class MappoConfig(RunConfig):
     """The shared run fields (``common.RunConfig``) and MAPPO's own."""
 
-    run: str = "p3_mappo"
+    RUN_SUFFIX = "_mappo"
     critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
     num_envs: int = 16  # env copies stepped together in this process
     num_steps: int = 128  # steps per env copy and update
@@ -182,9 +183,14 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     save_config(cfg, run_dir)
 
     def save_resume() -> None:
-        state = {"actor": actor.state_dict(), "critic": critic.state_dict(), "optimizer": optimizer.state_dict(),
-                 "norm": [norm.mean, norm.var, norm.count], "global_step": global_step,
-                 "torch_rng": torch.get_rng_state()}  # fmt: skip
+        state = {
+            "actor": actor.state_dict(),
+            "critic": critic.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "norm": [norm.mean, norm.var, norm.count],
+            "global_step": global_step,
+            "torch_rng": torch.get_rng_state(),
+        }
         torch.save(state, run_dir / "resume.tmp.pt")
         (run_dir / "resume.tmp.pt").replace(run_dir / "resume.pt")  # atomic
 
@@ -248,11 +254,14 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
 
         # --- minibatched PPO updates
         flat = {
-            "obs": torch.as_tensor(b_obs.reshape(T * N, -1)), "mask": torch.as_tensor(b_mask.reshape(T * N, -1)),
-            "state": torch.as_tensor(b_state.reshape(T * N, -1)), "action": torch.as_tensor(b_action.reshape(-1)),
-            "logprob": torch.as_tensor(b_logprob.reshape(-1)), "adv": torch.as_tensor(advantages.reshape(-1)),
+            "obs": torch.as_tensor(b_obs.reshape(T * N, -1)),
+            "mask": torch.as_tensor(b_mask.reshape(T * N, -1)),
+            "state": torch.as_tensor(b_state.reshape(T * N, -1)),
+            "action": torch.as_tensor(b_action.reshape(-1)),
+            "logprob": torch.as_tensor(b_logprob.reshape(-1)),
+            "adv": torch.as_tensor(advantages.reshape(-1)),
             "target": norm.normalize(torch.as_tensor(returns.reshape(-1))),
-        }  # fmt: skip
+        }
         size = T * N // cfg.num_minibatches
         warm = global_step > cfg.critic_warmup * T * N  # past the critic's warm-up updates
         for _ in range(cfg.update_epochs):
@@ -307,8 +316,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = trainer_parser("tranquility mappo", __doc__, resume_file="resume.pt")
     # Not a config key: it changes the speed, not the run (a rerun with the same thread count
     # gives the same weights; another count may round sums differently).
-    parser.add_argument("--threads", type=int, default=2,
-                        help="torch threads (default 2); two runs side by side: 1 each")  # fmt: skip
+    parser.add_argument(
+        "--threads", type=int, default=2, help="torch threads (default 2); two runs side by side: 1 each"
+    )
     args = parser.parse_intermixed_args(argv)
     if args.threads < 1:
         parser.error(f"--threads must be at least 1, got {args.threads}")

@@ -19,15 +19,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from training.common import RunConfig, final_table, run_trainer, save_config, trainer_parser
-from tranquility_env import actions, checkpoint, encoding, raw_env
+from tranquility_env import checkpoint, encoding, raw_env
+from tranquility_env.rules import actions
+from tranquility_env.training.common import RunConfig, final_table, run_trainer, save_config, trainer_parser
 
 
 @dataclass
 class RllibConfig(RunConfig):
     """The shared run fields (``common.RunConfig``) and RLlib's own."""
 
-    run: str = "p3_rllib"
+    RUN_SUFFIX = "_rllib"
     num_env_runners: int = 1  # Ray actors collecting experience (0: in the driver)
     train_batch_size: int = 4000  # env steps per training iteration
     minibatch_size: int = 256
@@ -46,10 +47,12 @@ def multi_agent_env_class() -> type:
             super().__init__()
             self.env = raw_env(**(config or {}))
             self.agents = self.possible_agents = list(self.env.possible_agents)
-            space = gym.spaces.Dict({
-                "observations": gym.spaces.Box(0.0, encoding.OBSERVATION_HIGH, dtype=np.float32),
-                "action_mask": gym.spaces.Box(0.0, 1.0, (actions.N_ACTIONS,), dtype=np.float32),
-            })  # fmt: skip
+            space = gym.spaces.Dict(
+                {
+                    "observations": gym.spaces.Box(0.0, encoding.OBSERVATION_HIGH, dtype=np.float32),
+                    "action_mask": gym.spaces.Box(0.0, 1.0, (actions.N_ACTIONS,), dtype=np.float32),
+                }
+            )
             self.observation_spaces = dict.fromkeys(self.agents, space)
             self.action_spaces = dict.fromkeys(self.agents, gym.spaces.Discrete(actions.N_ACTIONS))
 
@@ -81,8 +84,10 @@ def build(cfg: RllibConfig) -> Any:
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
     env_config = {**cfg.game_config().to_dict(), "reward_shaping": cfg.reward_shaping}
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={
-        "fcnet_hiddens": cfg.hidden, "fcnet_activation": cfg.activation, "head_fcnet_hiddens": []})  # fmt: skip
+    module = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={"fcnet_hiddens": cfg.hidden, "fcnet_activation": cfg.activation, "head_fcnet_hiddens": []},
+    )
     config = (
         PPOConfig()
         # RLlib's env check steps with unmasked random actions, which the env refuses by design;
@@ -114,8 +119,16 @@ def export(algo: Any, cfg: RllibConfig, folder: Path, steps: int) -> Path:
         tensors[f"layers.{i}.weight"] = state[f"encoder.actor_encoder.net.mlp.{2 * i}.weight"]
         tensors[f"layers.{i}.bias"] = state[f"encoder.actor_encoder.net.mlp.{2 * i}.bias"]
     tensors["head.weight"], tensors["head.bias"] = state["pi.net.mlp.0.weight"], state["pi.net.mlp.0.bias"]
-    return checkpoint.save(folder, tensors, cfg.game_config(), cfg.hidden, cfg.activation, trainer="Ray RLlib PPO",
-                           steps=int(steps), teammates={})  # fmt: skip
+    return checkpoint.save(
+        folder,
+        tensors,
+        cfg.game_config(),
+        cfg.hidden,
+        cfg.activation,
+        trainer="Ray RLlib PPO",
+        steps=int(steps),
+        teammates={},
+    )
 
 
 def train(cfg: RllibConfig) -> Path:

@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from training.common import (
+from tranquility_env import TeamEnv
+from tranquility_env.bots import make_bot
+from tranquility_env.training.common import (
     RunConfig,
     check_resume,
     evaluate_checkpoint,
@@ -39,8 +41,6 @@ from training.common import (
     torch_activation,
     trainer_parser,
 )
-from tranquility_env import TeamEnv
-from tranquility_env.bots import make_bot
 
 
 # ------------------------------------------------------------------------------ the config
@@ -49,7 +49,7 @@ class TrainConfig(RunConfig):
     """The shared run fields (``common.RunConfig``) and MaskablePPO's own. The defaults are the
     recipe of the shipped bots: imitate the heuristic's value model, then fine-tune with PPO at a
     low learning rate and no entropy bonus (from scratch, PPO never wins within these budgets;
-    a high rate or an entropy bonus undoes the imitation). About 14 minutes on 2 cores."""
+    a high rate or an entropy bonus undoes the imitation; ``docs/training.md``)."""
 
     hidden: list[int] = field(default_factory=lambda: [256, 64])
     activation: str = "relu"  # imitation learns much faster than with tanh
@@ -68,8 +68,16 @@ class TrainConfig(RunConfig):
     dagger_games: int = 5_000  # games a round
     dagger_epochs: int = 2  # epochs on all the data gathered so far, after each round
 
-    AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "n_steps", "batch_size", "n_epochs", "n_envs", "pretrain_epochs",
-                    "dagger_games", "dagger_epochs")  # fmt: skip
+    AT_LEAST_ONE = (
+        *RunConfig.AT_LEAST_ONE,
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "n_envs",
+        "pretrain_epochs",
+        "dagger_games",
+        "dagger_epochs",
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -172,8 +180,10 @@ def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label
             optimizer.step()
             schedule.step()
             agree += int((log_prob > np.log(0.5)).sum())
-        print(f"{label} epoch {epoch + 1}/{epochs}: {agree / len(obs):.0%} of the teacher's "
-              f"choices with p > 0.5 ({time.time() - start:.0f} s)")  # fmt: skip
+        print(
+            f"{label} epoch {epoch + 1}/{epochs}: {agree / len(obs):.0%} of the teacher's "
+            f"choices with p > 0.5 ({time.time() - start:.0f} s)"
+        )
     torch.set_num_threads(1)
 
 
@@ -185,16 +195,20 @@ def imitate(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     states, so the policy's own mistakes lead it where it never learned what to do."""
     start = time.time()
     data = gather(cfg, 0, cfg.pretrain_games)
-    print(f"imitation: {len(data[0])} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
-          f"({time.time() - start:.0f} s)")  # fmt: skip
+    print(
+        f"imitation: {len(data[0])} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
+        f"({time.time() - start:.0f} s)"
+    )
     fit(model, cfg, data, cfg.pretrain_epochs, "imitation")
     for r in range(cfg.dagger_rounds):
         player = export_bot(model, cfg, run_dir / f"dagger_{r}")  # the policy that plays round r
         first = cfg.pretrain_games + r * cfg.dagger_games  # new deals every round
         more = gather(cfg, first, cfg.dagger_games, f"policy:{player}")
         data = [np.concatenate([old, new]) for old, new in zip(data, more, strict=True)]
-        print(f"DAgger round {r + 1}/{cfg.dagger_rounds}: {len(more[0])} decisions of the policy, labelled "
-              f"by {cfg.pretrain_teacher} ({time.time() - start:.0f} s)")  # fmt: skip
+        print(
+            f"DAgger round {r + 1}/{cfg.dagger_rounds}: {len(more[0])} decisions of the policy, labelled "
+            f"by {cfg.pretrain_teacher} ({time.time() - start:.0f} s)"
+        )
         fit(model, cfg, data, cfg.dagger_epochs, f"DAgger round {r + 1}")
 
 
@@ -283,20 +297,37 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
         print(f"resuming {cfg.run} at step {model.num_timesteps}")
     else:
         model = MaskablePPO(
-            "MlpPolicy", envs, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef, seed=cfg.seed, tensorboard_log=cfg.logs_dir, verbose=0,
-            policy_kwargs={"net_arch": {"pi": cfg.hidden, "vf": cfg.hidden},
-                           "activation_fn": torch_activation(cfg.activation)},
-        )  # fmt: skip
+            "MlpPolicy",
+            envs,
+            learning_rate=cfg.learning_rate,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            seed=cfg.seed,
+            tensorboard_log=cfg.logs_dir,
+            verbose=0,
+            policy_kwargs={
+                "net_arch": {"pi": cfg.hidden, "vf": cfg.hidden},
+                "activation_fn": torch_activation(cfg.activation),
+            },
+        )
         if cfg.pretrain_games:
             imitate(model, cfg, run_dir)
             export_bot(model, cfg, run_dir / "imitation")  # the warm start alone, to compare with
             save_resume(model, cfg, run_dir)  # a kill from here on keeps the imitation
     remaining = cfg.total_steps - model.num_timesteps
     if remaining > 0:
-        model.learn(remaining, callback=make_callback(cfg, run_dir), tb_log_name=cfg.run,
-                    reset_num_timesteps=not resume, progress_bar=progress_bar)  # fmt: skip
+        model.learn(
+            remaining,
+            callback=make_callback(cfg, run_dir),
+            tb_log_name=cfg.run,
+            reset_num_timesteps=not resume,
+            progress_bar=progress_bar,
+        )
     final = export_bot(model, cfg, run_dir / "final")
     save_resume(model, cfg, run_dir)
     envs.close()
@@ -309,8 +340,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = trainer_parser("tranquility train", __doc__, resume_file="resume.zip")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_intermixed_args(argv)
-    run_trainer(parser, args.config, args.overrides, TrainConfig,
-                lambda cfg: train(cfg, resume=args.resume, progress_bar=not args.no_progress))  # fmt: skip
+    run_trainer(
+        parser,
+        args.config,
+        args.overrides,
+        TrainConfig,
+        lambda cfg: train(cfg, resume=args.resume, progress_bar=not args.no_progress),
+    )
 
 
 if __name__ == "__main__":

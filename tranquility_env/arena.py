@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from tranquility_env import encoding
 from tranquility_env.bots import Bot
-from tranquility_env.game import ONGOING, Game
+from tranquility_env.rules.game import ONGOING, Game
 from tranquility_env.views import LazySeatView
 
 

@@ -102,12 +102,13 @@ def aec_peers() -> dict[str, Callable[[], object]]:
         envs["hanabi_v5 (2 players)"] = lambda: hanabi_v5.env(players=2)
         envs["connect_four_v3"] = connect_four_v3.env
     except ImportError as err:
-        print(f"(no PettingZoo peers: {err}; install the bench extra, see README)")
+        print(f"(no PettingZoo peers: {err}; run `make bench`, which installs the bench extra)")
     return envs
 
 
-def median_rates(timer: Callable[[int, int, int], tuple[int, int, float]], players: int, games: int,
-                 runs: int) -> tuple[float, float]:  # fmt: skip
+def median_rates(
+    timer: Callable[[int, int, int], tuple[int, int, float]], players: int, games: int, runs: int
+) -> tuple[float, float]:
     """Median decisions/s and games/s over ``runs`` runs."""
     results = [timer(players, games, 1000 * run) for run in range(runs)]  # type: ignore[arg-type]
     return (statistics.median(d / s for d, _, s in results), statistics.median(g / s for _, g, s in results))
@@ -147,14 +148,17 @@ def main(argv: list[str] | None = None) -> None:
         print("\nopen_spiel is not installed: no Hanabi comparison (pip install -e '.[bench]')")
         return
     hanabi, hanabi_games = median_rates(time_hanabi, 3, args.games, args.runs)
-    print(f"\nOpenSpiel hanabi (pyspiel, 3 players, observation tensor per decision): "
-          f"{hanabi:,.0f} decisions/s, {hanabi_games:,.0f} games/s")  # fmt: skip
+    print(
+        f"\nOpenSpiel hanabi (pyspiel, 3 players, observation tensor per decision): "
+        f"{hanabi:,.0f} decisions/s, {hanabi_games:,.0f} games/s"
+    )
     print(f"ratio, our 3 players to OpenSpiel hanabi: {ours[3] / hanabi:.2f}")
 
 
 def bench_env(games: int, runs: int) -> None:
-    print(f"PettingZoo AEC loop, random legal play, observation + mask every step; median of {runs} runs "
-          f"of {games} games")  # fmt: skip
+    print(
+        f"PettingZoo AEC loop, random legal play, observation + mask every step; median of {runs} runs of {games} games"
+    )
     print(f"{'env':<26} | {'steps/s':>9} | {'games/s':>8}")
     rates = {}
     for name, make_env in aec_peers().items():
@@ -211,8 +215,9 @@ def bench_policy(games: int, runs: int) -> None:
         x = observation
         for weight, bias in policy.layers:
             x = policy.activation(np.einsum("ij,j->i", weight, x) + bias)
-        return int(np.argmax(np.where(mask.astype(bool), np.einsum("ij,j->i", policy.head[0], x) + policy.head[1],
-                                      -np.inf)))  # fmt: skip
+        return int(
+            np.argmax(np.where(mask.astype(bool), np.einsum("ij,j->i", policy.head[0], x) + policy.head[1], -np.inf))
+        )
 
     timed = {"PolicyBot.act": lambda o, m: policy.act(o, m, {}), "dense forward pass": dense}
     print(f"PolicyBot (shipped p3), one core; {len(positions)} positions of {games} games; median of {runs} runs")

@@ -11,9 +11,8 @@ A checkpoint is a folder with two files:
 ``weights`` says how the weight matrices are stored; loading computes in float32 either way:
 
 - ``"int8"`` (what ``save`` writes): each row of a weight matrix as int8 with a float32
-  ``{name}.weight_scale`` (the row's largest magnitude / 127); biases as float32. A shipped bot
-  is 0.8 MB instead of 1.5 MB, and 99.5% of its decisions were those of its float16 weights
-  (README, "Checkpoint format").
+  ``{name}.weight_scale`` (the row's largest magnitude / 127); biases as float32: about half
+  the size of float16, with nearly the same decisions (``docs/bots.md``).
 - ``"float16"``: weights and biases as float16. Version 1 checkpoints, which have no
   ``weights`` key, are read as this.
 
@@ -33,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from tranquility_env import actions, encoding
-from tranquility_env.config import Config
+from tranquility_env import encoding
+from tranquility_env.rules import actions
+from tranquility_env.rules.config import Config
 
 FORMAT, VERSION = "tranquility-bot", 2
 STORAGES = ("int8", "float16")  # how weight matrices are stored (``weights`` in bot.json)
@@ -47,8 +47,15 @@ class CheckpointError(ValueError):
     """A bot checkpoint that is missing, damaged, or made for something else."""
 
 
-def save(folder: str | Path, tensors: dict[str, np.ndarray], config: Config, hidden: list[int],
-         activation: str, weights: str = "int8", **about: Any) -> Path:  # fmt: skip
+def save(
+    folder: str | Path,
+    tensors: dict[str, np.ndarray],
+    config: Config,
+    hidden: list[int],
+    activation: str,
+    weights: str = "int8",
+    **about: Any,
+) -> Path:
     """Write a checkpoint atomically: into a temporary folder, then renamed into place."""
     from safetensors.numpy import save as save_tensors
 
@@ -57,11 +64,17 @@ def save(folder: str | Path, tensors: dict[str, np.ndarray], config: Config, hid
     folder = Path(folder)
     data = save_tensors(_stored(tensors, weights))
     description = {
-        "format": FORMAT, "version": VERSION, "weights": weights, "config": config.to_dict(),
-        "observation_size": encoding.OBSERVATION_SIZE, "n_actions": actions.N_ACTIONS,
-        "hidden": list(hidden), "activation": activation,
-        "weights_sha256": hashlib.sha256(data).hexdigest(), **about,
-    }  # fmt: skip
+        "format": FORMAT,
+        "version": VERSION,
+        "weights": weights,
+        "config": config.to_dict(),
+        "observation_size": encoding.OBSERVATION_SIZE,
+        "n_actions": actions.N_ACTIONS,
+        "hidden": list(hidden),
+        "activation": activation,
+        "weights_sha256": hashlib.sha256(data).hexdigest(),
+        **about,
+    }
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     (tmp / WEIGHTS).write_bytes(data)
@@ -112,8 +125,10 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[Layer], Layer]:
     if weights not in STORAGES:
         raise CheckpointError(f"{folder}: 'weights' must be one of {STORAGES}, not {weights!r}")
     if about.get("observation_size") != encoding.OBSERVATION_SIZE:
-        raise CheckpointError(f"{folder}: made for observations of size {about.get('observation_size')}, "
-                              f"this version of tranquility_env has {encoding.OBSERVATION_SIZE}")  # fmt: skip
+        raise CheckpointError(
+            f"{folder}: made for observations of size {about.get('observation_size')}, "
+            f"this version of tranquility_env has {encoding.OBSERVATION_SIZE}"
+        )
     if about.get("n_actions") != actions.N_ACTIONS:
         raise CheckpointError(f"{folder}: made for {about.get('n_actions')} actions, not {actions.N_ACTIONS}")
     if about.get("activation") not in ACTIVATIONS:
@@ -143,8 +158,9 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[Layer], Layer]:
     return about, pairs[:-1], pairs[-1]
 
 
-def _tensor_pair(tensors: dict[str, np.ndarray], name: str, shape: tuple[int, int], weights: str,
-                 folder: Path) -> Layer:  # fmt: skip
+def _tensor_pair(
+    tensors: dict[str, np.ndarray], name: str, shape: tuple[int, int], weights: str, folder: Path
+) -> Layer:
     weight, bias = tensors.get(f"{name}.weight"), tensors.get(f"{name}.bias")
     if weight is None or bias is None or weight.shape != shape or bias.shape != (shape[0],):
         got = None if weight is None else weight.shape
@@ -154,6 +170,8 @@ def _tensor_pair(tensors: dict[str, np.ndarray], name: str, shape: tuple[int, in
     scale = tensors.get(f"{name}.weight_scale")
     if weight.dtype != np.int8 or scale is None or scale.shape != (shape[0],):
         got = None if scale is None else scale.shape
-        raise CheckpointError(f"{folder / WEIGHTS}: {name}.weight must be int8 with a weight_scale of "
-                              f"{shape[0]} rows, got {weight.dtype} and {got}")  # fmt: skip
+        raise CheckpointError(
+            f"{folder / WEIGHTS}: {name}.weight must be int8 with a weight_scale of "
+            f"{shape[0]} rows, got {weight.dtype} and {got}"
+        )
     return weight.astype(np.float32) * scale.astype(np.float32)[:, None], bias.astype(np.float32)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import sys
 
 COMMANDS = {  # command -> (module, function)
-    "train": ("training.train", "main"),
-    "mappo": ("training.mappo", "main"),
-    "distill": ("training.distill", "main"),
-    "rllib": ("training.rllib_train", "main"),
-    "evaluate": ("training.evaluate", "main"),
+    "train": ("tranquility_env.training.train", "main"),
+    "mappo": ("tranquility_env.training.mappo", "main"),
+    "distill": ("tranquility_env.training.distill", "main"),
+    "rllib": ("tranquility_env.training.rllib_train", "main"),
+    "evaluate": ("tranquility_env.training.evaluate", "main"),
     "play": ("tranquility_env.play", "main"),
     "replay": ("tranquility_env.play", "replay_main"),
 }

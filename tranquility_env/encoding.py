@@ -10,8 +10,8 @@ same table with index ranges.
 Beside the raw facts, four derived blocks (v1) say what a player works out at a glance: each
 row's open slot (its reference number and the colour it may not take), how well each card of the
 hand fits each open slot and its best fit, and how many of each card this seat has not seen. A
-network could in principle learn them; given them, imitation of ``HeuristicBot`` agrees with it
-far more often and wins about three times as often (README, "The environment").
+network could in principle learn them; given them, it learns good play much sooner
+(``docs/env.md``).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import functools
 
 import numpy as np
 
-from tranquility_env import actions, board, cards
-from tranquility_env import mountain as mountain_rules
-from tranquility_env.config import Config
-from tranquility_env.game import EMPTY, HERD_PENDING, MOVE_PENDING, ONGOING, Game
-from tranquility_env.tables import PANORAMA_SEQUENCES
+from tranquility_env.rules import actions, board, cards
+from tranquility_env.rules import mountain as mountain_rules
+from tranquility_env.rules.config import Config
+from tranquility_env.rules.game import EMPTY, HERD_PENDING, MOVE_PENDING, ONGOING, Game
+from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 from tranquility_env.views import unseen_in_game
 
 MAX_PLAYERS = 5
@@ -41,43 +41,84 @@ SLOT_LAYOUT = (
     [("empty", 1)]
     + [(f"number {n}", 1) for n in range(1, 13)]
     + [(f"colour {c}", 1) for c in "GBR"]
-    + [("bridge", 1), ("campfire", 1), ("summit", 1), ("goat symbol", 1),
-       ("goats standing here (count)", 12), ("open: the next slot of its row, supported", 1),
-       ("the campfire of a pending move stands here", 1), ("the moving herd stands here", 1)]
-)  # fmt: skip
+    + [
+        ("bridge", 1),
+        ("campfire", 1),
+        ("summit", 1),
+        ("goat symbol", 1),
+        ("goats standing here (count)", 12),
+        ("open: the next slot of its row, supported", 1),
+        ("the campfire of a pending move stands here", 1),
+        ("the moving herd stands here", 1),
+    ]
+)
 assert len(SLOT_LAYOUT) == SLOT_FEATURES
 
 # (block, size, upper bound, meaning); bounds are per value.
 PRIVATE_LAYOUT = [
     ("hand", K, 10, "own hand: count of each card kind (cards.py ids)"),
     ("discard", K, 10, "own discard pile: count of each card kind"),
-    ("hand fit", A * ROWS, 1, "Ascent kind k (0..47) x row r (1..8): 1 - penalty / 13 if a card of that kind in "
-                              "hand may be played to the row's open slot (P1, P2, P3), else 0"),
+    (
+        "hand fit",
+        A * ROWS,
+        1,
+        "Ascent kind k (0..47) x row r (1..8): 1 - penalty / 13 if a card of that kind in "
+        "hand may be played to the row's open slot (P1, P2, P3), else 0",
+    ),
     ("hand best fit", A, 1, "Ascent kind k: its best 'hand fit' over the rows (0: not in hand, or fits nowhere)"),
-    ("unseen", K, 10, "cards this seat has not seen (not on the mountain, in its hand or discard pile, or "
-                      "removed): count of each kind; the other hands, discard piles and decks hold them"),
-]  # fmt: skip
+    (
+        "unseen",
+        K,
+        10,
+        "cards this seat has not seen (not on the mountain, in its hand or discard pile, or "
+        "removed): count of each kind; the other hands, discard piles and decks hold them",
+    ),
+]
 PUBLIC_LAYOUT = [
     ("mountain", board.N_POS * SLOT_FEATURES, 12, "45 slots x 24 features (SLOT_LAYOUT)"),
-    ("seats", MAX_PLAYERS * 5, 11, "per seat from the viewer on: present, to act, hand size, deck size / 10, "
-                                   "discard size / 10"),
+    (
+        "seats",
+        MAX_PLAYERS * 5,
+        11,
+        "per seat from the viewer on: present, to act, hand size, deck size / 10, discard size / 10",
+    ),
     ("removed", 2, 10, "bridges replaced, ropes used"),
-    ("pending", 22, 10, "kind one-hot (none, pay, move, herd), cards owed, moving card (number one-hot 12, "
-                        "colour one-hot 3, goat symbol), herd steps taken"),
-    ("config", 15, 1, "players one-hot 5, hand size / 10, bridges / 10, campfires per colour / 3, ropes / 6, "
-                      "campfire move pays, green path on, panoramas / 5, goats on, goats needed / 12, "
-                      "panorama module on"),
-    ("progress", 4, 1, "green path exists, goats on row 8 / 12, slots holding Ascent cards or campfires / 44, "
-                       "turn / 128"),
+    (
+        "pending",
+        22,
+        10,
+        "kind one-hot (none, pay, move, herd), cards owed, moving card (number one-hot 12, "
+        "colour one-hot 3, goat symbol), herd steps taken",
+    ),
+    (
+        "config",
+        15,
+        1,
+        "players one-hot 5, hand size / 10, bridges / 10, campfires per colour / 3, ropes / 6, "
+        "campfire move pays, green path on, panoramas / 5, goats on, goats needed / 12, "
+        "panorama module on",
+    ),
+    (
+        "progress",
+        4,
+        1,
+        "green path exists, goats on row 8 / 12, slots holding Ascent cards or campfires / 44, turn / 128",
+    ),
     ("panorama", MAX_OBJECTIVES * (N_PANORAMA + 1), 1, "5 revealed objectives x (PA4 card one-hot 10, achieved)"),
-    ("open rows", ROWS * ROW_FEATURES, 1, "rows 1..8 x (has an open slot; its left reference one-hot: none, "
-                                          "1..12 (P3); the colour left of it one-hot: none, G, B, R (P2))"),
-]  # fmt: skip
+    (
+        "open rows",
+        ROWS * ROW_FEATURES,
+        1,
+        "rows 1..8 x (has an open slot; its left reference one-hot: none, "
+        "1..12 (P3); the colour left of it one-hot: none, G, B, R (P2))",
+    ),
+]
 OBSERVATION_LAYOUT = PRIVATE_LAYOUT + PUBLIC_LAYOUT
 STATE_LAYOUT = PUBLIC_LAYOUT + [
     (f"seat {s} {part}", K, 10, f"seat {s} (absolute): {part} count of each card kind")
-    for s in range(MAX_PLAYERS) for part in ("hand", "discard", "deck")
-]  # fmt: skip
+    for s in range(MAX_PLAYERS)
+    for part in ("hand", "discard", "deck")
+]
 
 
 def _size(layout: list) -> int:
@@ -213,10 +254,17 @@ def _config_block(config: Config) -> list[float]:
     if block is None:
         block = [float(config.players == p) for p in range(1, MAX_PLAYERS + 1)]
         block += [
-            config.hand_size / 10, config.bridges / 10, config.campfires_per_colour / 3, config.ropes / 6,
-            config.campfire_move_pays, config.green_path, config.panoramas / 5, config.goats,
-            config.goats_needed / 12, config.panoramas > 0,
-        ]  # fmt: skip
+            config.hand_size / 10,
+            config.bridges / 10,
+            config.campfires_per_colour / 3,
+            config.ropes / 6,
+            config.campfire_move_pays,
+            config.green_path,
+            config.panoramas / 5,
+            config.goats,
+            config.goats_needed / 12,
+            config.panoramas > 0,
+        ]
         _CONFIG_BLOCKS[config] = block = [float(x) for x in block]
     return block
 

@@ -20,13 +20,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from tranquility_env import actions, render
-from tranquility_env import mountain as mrules
+from tranquility_env import render
 from tranquility_env.arena import bot_action
-from tranquility_env.bots import Bot, make_bot, shipped_bot
-from tranquility_env.config import Config
-from tranquility_env.game import ONGOING, Game, IllegalMove
+from tranquility_env.bots import Bot, make_bot, resolve
 from tranquility_env.replay import ReplayWriter, games, read
+from tranquility_env.rules import actions
+from tranquility_env.rules import mountain as mrules
+from tranquility_env.rules.config import Config
+from tranquility_env.rules.game import ONGOING, Game, IllegalMove
 from tranquility_env.views import seat_view
 
 
@@ -40,10 +41,16 @@ def cost(game: Game, action: int) -> str:
         penalty = mrules.move_penalty(game.mountain, game.moving_card, y, game.config.campfire_move_pays)
         return f"pays {penalty}" if penalty else "free"
     return {
-        actions.PLAY_BRIDGE: "free", actions.PLAY_SUMMIT: "wins the game", actions.CAMP: "free, then the card moves up",
-        actions.DISCARD: "2 cards", actions.PAY: "this card", actions.ROPE: "the hand goes back, a new one is drawn",
-        actions.HERD: "1 card per step", actions.STEP: "1 card", actions.STOP: "ends the turn",
-    }[kind]  # fmt: skip
+        actions.PLAY_BRIDGE: "free",
+        actions.PLAY_SUMMIT: "wins the game",
+        actions.CAMP: "free, then the card moves up",
+        actions.DISCARD: "2 cards",
+        actions.PAY: "this card",
+        actions.ROPE: "the hand goes back, a new one is drawn",
+        actions.HERD: "1 card per step",
+        actions.STEP: "1 card",
+        actions.STOP: "ends the turn",
+    }[kind]
 
 
 def public(move: str) -> str:
@@ -66,10 +73,7 @@ def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[
     bots: dict[int, Bot] = {}
     seat_names = ["human"] * config.players
     for seat, name in zip(seats, names, strict=True):
-        if name in ("policy", "policy+search", "policy+own-search"):
-            if config != Config(players=config.players):
-                raise ValueError("the shipped learned bots play the base game; use --bots heuristic with modules")
-            name = f"{name}:{shipped_bot(config.players)}"
+        name = resolve(name, config)
         bot = make_bot(name, seed + seat, table=config)
         bots[seat], seat_names[seat] = bot, name
     return bots, seat_names
@@ -78,8 +82,9 @@ def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[
 class Table:
     """One game in the terminal: the person's decisions and the bots' turns."""
 
-    def __init__(self, game: Game, human: int, bots: dict[int, Bot], writer: ReplayWriter, delay: float,
-                 console: Console) -> None:  # fmt: skip
+    def __init__(
+        self, game: Game, human: int, bots: dict[int, Bot], writer: ReplayWriter, delay: float, console: Console
+    ) -> None:
         self.game, self.human, self.bots, self.writer, self.delay, self.console = (
             game,
             human,
@@ -106,8 +111,13 @@ class Table:
                 if self.delay:
                     time.sleep(self.delay)
         self.console.print(render.table(seat_view(game, self.human)))
-        self.console.print(Text(f"\nThe team {'WON' if game.status == 'won' else 'lost'} after {game.turn} turns, "
-                                f"{game.cards_on_mountain()} cards on the mountain.", style="bold"))  # fmt: skip
+        self.console.print(
+            Text(
+                f"\nThe team {'WON' if game.status == 'won' else 'lost'} after {game.turn} turns, "
+                f"{game.cards_on_mountain()} cards on the mountain.",
+                style="bold",
+            )
+        )
         self.writer.end(game.status)
         return game.status
 

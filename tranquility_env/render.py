@@ -9,16 +9,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
-import gymnasium
 import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from tranquility_env import board, cards
-from tranquility_env import mountain as mrules
-from tranquility_env.board import ROW_SLOTS, ROWS
-from tranquility_env.game import Game
-from tranquility_env.views import seat_view
+from tranquility_env.rules import board, cards
+from tranquility_env.rules import mountain as mrules
+from tranquility_env.rules.board import ROW_SLOTS, ROWS
 
 STYLE = {"G": "bold green", "B": "bold blue", "R": "bold red", None: "yellow"}
 _RGB = {"G": (46, 139, 87), "B": (65, 105, 225), "R": (205, 55, 55), None: (150, 150, 150)}
@@ -60,8 +57,10 @@ def table(view: dict[str, Any]) -> Text:
     if view.get("panorama"):
         out.append("panorama objectives: ")
         for i, (seq, done) in enumerate(zip(view["panorama"]["objectives"], view["panorama"]["achieved"], strict=True)):
-            out.append(("" if i == 0 else ", ") + "-".join(map(str, seq)) + (" (done)" if done else ""),
-                       style="green" if done else "")  # fmt: skip
+            out.append(
+                ("" if i == 0 else ", ") + "-".join(map(str, seq)) + (" (done)" if done else ""),
+                style="green" if done else "",
+            )
         out.append("\n")
     if config["goats"]:
         on_top = sum(n for p, n in goats.items() if p.startswith(f"r{ROWS}c"))
@@ -92,8 +91,9 @@ def table(view: dict[str, Any]) -> Text:
 def ansi(view: dict[str, Any], colour: bool = True) -> str:
     """``table(view)`` as text, with ANSI colours unless ``colour`` is False."""
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=colour, no_color=not colour, width=200,
-                      color_system="standard" if colour else None)  # fmt: skip
+    console = Console(
+        file=buffer, force_terminal=colour, no_color=not colour, width=200, color_system="standard" if colour else None
+    )
     console.print(table(view), end="")
     return buffer.getvalue()
 
@@ -119,18 +119,3 @@ def rgb_array(view: dict[str, Any], cell: tuple[int, int] = (48, 36)) -> np.ndar
             draw.rectangle(box, fill=_RGB[letter], outline=(40, 40, 40))
             draw.text((box[0] + 4, box[1] + 8), text, fill=(255, 255, 255))
     return np.asarray(image, dtype=np.uint8)
-
-
-def frame(game: Game, mode: str | None) -> str | np.ndarray | None:
-    """An env's ``render()``: the table as the seat to act sees it (its hand shown, others hidden)."""
-    if mode is None:
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode=... to the env")
-        return None
-    view = seat_view(game, game.current)
-    if mode == "rgb_array":
-        return rgb_array(view)
-    text = ansi(view)
-    if mode == "human":
-        print(text)
-        return None
-    return text

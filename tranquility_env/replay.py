@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from tranquility_env.config import Config
-from tranquility_env.game import Game, IllegalMove
+from tranquility_env.rules.config import Config
+from tranquility_env.rules.game import Game, IllegalMove
 
 
 class ReplayWriter:

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from tranquility_env import cards
-from tranquility_env.game import Game
-from tranquility_env.mountain import EMPTY
+from tranquility_env.rules import cards
+from tranquility_env.rules.game import Game
+from tranquility_env.rules.mountain import EMPTY
 
 
 def seat_view(game: Game, seat: int) -> dict[str, Any]:
@@ -112,10 +112,12 @@ def sample_game(view: Mapping[str, Any], rng: random.Random) -> Game:
         hand = [] if mine else sorted(pool.pop() for _ in range(p["hand_size"]))  # hands are kept sorted (N1)
         discard = [] if mine else [pool.pop() for _ in range(p["discard_size"])]
         deck = [pool.pop() for _ in range(p["deck_size"])]
-        players.append({
-            "hand": p["hand"] if mine else [cards.NAME[k] for k in hand],
-            "deck": [cards.NAME[k] for k in deck],
-            "discard": p["discard"] if mine else [cards.NAME[k] for k in discard],
-        })  # fmt: skip
+        players.append(
+            {
+                "hand": p["hand"] if mine else [cards.NAME[k] for k in hand],
+                "deck": [cards.NAME[k] for k in deck],
+                "discard": p["discard"] if mine else [cards.NAME[k] for k in discard],
+            }
+        )
     data = {key: value for key, value in view.items() if key not in ("players", "seat", "legal_moves")}
     return Game.from_dict(data | {"players": players})

@@ -1,0 +1,129 @@
+"""The package's shape: layers without cycles, and an engine that needs nothing but numpy.
+
+Layers, lowest first: the rules core, the views of a game (readable, vector, picture) and the
+checkpoint format, the bots, the environments, then the apps and trainers. A module imports
+only from its own layer or lower ones, not even inside a function, and no two modules import
+each other, however indirectly.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = {
+    "rules": 0,
+    "views": 1,
+    "encoding": 1,
+    "render": 1,
+    "checkpoint": 1,
+    "bots": 2,
+    "arena": 2,
+    "checkpoints": 2,
+    "envs": 3,
+    "replay": 4,
+    "play": 4,
+    "bench": 4,
+    "cli": 4,
+    "training": 5,
+}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (``training/`` is ``tranquility_env.training``)."""
+    found = {}
+    roots = {ROOT / "tranquility_env": "tranquility_env", ROOT / "training": "tranquility_env.training"}
+    for base, prefix in roots.items():
+        for path in base.rglob("*.py"):
+            parts = path.relative_to(base).with_suffix("").parts
+            name = ".".join((prefix, *parts)).removesuffix(".__init__")
+            found[name] = path
+    return found
+
+
+def imports(path: Path, name: str) -> set[str]:
+    """The ``tranquility_env`` modules ``path`` imports anywhere in it (relative imports resolved)."""
+    out = set()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base]).strip(".")
+            out.add(base)
+            out |= {f"{base}.{alias.name}" for alias in node.names}
+    return {m for m in out if m.startswith("tranquility_env")}
+
+
+def layer(name: str) -> int | None:
+    parts = name.split(".")
+    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: {m for m in imports(path, name) if m in known and m != name} for name, path in known.items()}
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [name for name in modules() if name != "tranquility_env" and layer(name) is None] == []
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    upward = [
+        f"{name} (layer {layer(name)}) imports {target} (layer {layer(target)})"
+        for name, targets in graph().items()
+        for target in targets
+        if name != "tranquility_env" and layer(target) is not None and layer(target) > layer(name)
+    ]
+    assert upward == []
+
+
+def test_no_import_cycles() -> None:
+    edges = graph()
+    # a package's __init__ re-exports its modules: importing the package is importing them, not a cycle
+    for name in edges:
+        edges[name] = {t for t in edges[name] if not name.startswith(t + ".")}
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for target in sorted(edges[node]):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+def test_the_engine_and_bots_import_without_the_env_play_or_train_packages() -> None:
+    script = """
+import sys
+for name in ("gymnasium", "pettingzoo", "rich", "PIL", "torch", "yaml"):
+    sys.modules[name] = None  # importing any of them now fails
+import tranquility_env
+from tranquility_env import Config, Game
+from tranquility_env.arena import play_until
+from tranquility_env.bots import make_bot, shipped_bot
+game = Game.new(Config(players=3), 1)
+play_until(game, [make_bot("policy:" + shipped_bot(3)) for _ in range(3)])
+assert game.is_over and Game.from_dict(game.to_dict()).to_dict() == game.to_dict()
+try:
+    tranquility_env.TeamEnv
+except ImportError:
+    print("envs need gymnasium")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT / "tests")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "envs need gymnasium"

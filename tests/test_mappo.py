@@ -1,0 +1,121 @@
+"""``tranquility mappo``: training, export, resume, starting from a bot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tranquility_env import Config
+from tranquility_env.bots import PolicyBot
+
+from tiny_bots import tiny_checkpoint
+
+
+def test_mappo_trains_exports_a_bot_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import torch
+
+    from training import mappo
+
+    monkeypatch.chdir(tmp_path)
+    overrides = [
+        "run=m",
+        "total_steps=128",
+        "num_envs=4",
+        "num_steps=16",
+        "checkpoint_every=64",
+        "eval_every=64",
+        "eval_games=2",
+        "final_eval_games=2",
+        "hidden=[16]",
+        "critic_hidden=[16]",
+        "players=2",
+    ]
+    mappo.main(overrides)
+    run = tmp_path / "checkpoints" / "m"
+    bot = PolicyBot.load(str(run / "final"))
+    assert bot.about["trainer"] == "MAPPO" and bot.about["steps"] == 128 and bot.config == Config(players=2)
+    assert list((tmp_path / "runs" / "m").glob("events.out.tfevents.*"))
+    # the resume file holds the sampling stream where the run stopped, and a resume goes on from it
+    saved_rng = torch.load(run / "resume.pt", weights_only=True)["torch_rng"]
+    torch.manual_seed(0)  # the run's seed: a resume that re-seeded would start here
+    assert not torch.equal(saved_rng, torch.get_rng_state())
+    restored = []
+    monkeypatch.setattr(torch, "set_rng_state", lambda state: restored.append(state.clone()))
+    threads = torch.get_num_threads()
+    try:  # the thread count is the process's, not the run's: a resume may change it
+        mappo.main(
+            [
+                *[o for o in overrides if not o.startswith("total_steps")],
+                "total_steps=192",
+                "--resume",
+                "--threads",
+                "1",
+            ]
+        )
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
+    assert len(restored) == 1 and torch.equal(restored[0], saved_rng)
+    assert PolicyBot.load(str(run / "final")).about["steps"] == 192
+    with pytest.raises(SystemExit):
+        mappo.main([*overrides, "--resume", "vf_coef=0.1"])
+    assert "differs from the run's" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mappo.main([*overrides, "--threads", "0"])
+    assert "--threads must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from training import mappo
+
+    monkeypatch.chdir(tmp_path)
+    start = tiny_checkpoint(tmp_path / "start", Config(players=2), hidden=[16])
+    # 2 updates of 64 steps; no checkpoint or evaluation before the end
+    common = [
+        "total_steps=128",
+        "num_envs=4",
+        "num_steps=16",
+        "checkpoint_every=1000",
+        "eval_every=1000",
+        "final_eval_games=1",
+        "hidden=[16]",
+        "critic_hidden=[16]",
+        "players=2",
+        f"init_actor={start}",
+    ]
+    started = PolicyBot.load(str(start))
+
+    def same_actor(run: str) -> bool:
+        final = PolicyBot.load(str(tmp_path / "checkpoints" / run / "final"))
+        pairs = [*zip(final.layers, started.layers, strict=True), (final.head, started.head)]
+        return all(np.array_equal(a, b) for (wa, ba), (wb, bb) in pairs for a, b in ((wa, wb), (ba, bb)))
+
+    mappo.main([*common, "run=warm", "critic_warmup=2"])  # both updates train the critic alone
+    assert same_actor("warm")
+    mappo.main([*common, "run=cold", "critic_warmup=1"])  # the second update trains the actor too
+    assert not same_actor("cold")
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"hidden": [8]}, r"differs in \['hidden'\]"),
+        ({"players": 3}, r"differs in \['config'\]"),
+        ({"activation": "relu"}, r"differs in \['activation'\]"),
+        ({"init_actor": "no/such/folder"}, "not a bot checkpoint"),
+        ({"critic_warmup": -1}, "'critic_warmup' must be at least 0"),
+    ],
+)
+def test_mappo_refuses_a_starting_actor_made_for_another_run(tmp_path: Path, override: dict, message: str) -> None:
+    from tranquility_env.training.mappo import MappoConfig
+
+    start = tiny_checkpoint(tmp_path / "start", Config(players=2), hidden=[16])
+    settings = {"players": 2, "hidden": [16], "activation": "tanh", "init_actor": str(start), **override}
+    with pytest.raises(ValueError, match=message):
+        MappoConfig(**settings)

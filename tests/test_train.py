@@ -1,0 +1,182 @@
+"""``tranquility train`` (imitation, DAgger, MaskablePPO) and the run configs every trainer reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tranquility_env import Config, Game, encoding
+from tranquility_env.bots import HeuristicBot, PolicyBot
+from tranquility_env.checkpoint import CheckpointError
+
+from tiny_bots import tiny_checkpoint
+
+
+def test_train_save_load_evaluate_and_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from training import evaluate, train
+
+    monkeypatch.chdir(tmp_path)
+    overrides = [
+        "run=smoke",
+        "total_steps=256",
+        "n_steps=64",
+        "batch_size=64",
+        "n_epochs=1",
+        "checkpoint_every=128",
+        "eval_every=128",
+        "eval_games=2",
+        "final_eval_games=2",
+        "hidden=[16]",
+        "teammates={1: heuristic}",
+        "pretrain_games=2",
+        "pretrain_epochs=1",
+        "dagger_rounds=1",
+        "dagger_games=2",
+        "dagger_epochs=1",
+    ]
+    train.main([*overrides, "--no-progress"])
+    run = tmp_path / "checkpoints" / "smoke"
+    assert {"final", "step_128", "step_256", "resume.zip", "train_config.yaml", "imitation", "dagger_0"} <= {
+        p.name for p in run.iterdir()
+    }
+    assert list((tmp_path / "runs").glob("smoke_*/events.out.tfevents.*"))
+    bot = PolicyBot.load(str(run / "final"))
+    assert bot.about["steps"] == 256 and bot.config == Config(players=3)
+
+    # a killed run resumes from its last checkpoint and goes on to the new total
+    (run / "final").rename(run / "final_before")
+    train.main(
+        [*[o for o in overrides if not o.startswith("total_steps")], "total_steps=384", "--resume", "--no-progress"]
+    )
+    assert PolicyBot.load(str(run / "final")).about["steps"] == 384
+    with pytest.raises(SystemExit):
+        train.main([*overrides, "--resume", "gamma=0.5", "--no-progress"])  # not the same run
+    assert "differs from the run's" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["colour=3"])
+    assert "unknown train config key 'colour'" in capsys.readouterr().err
+
+    results = evaluate.main(
+        [
+            "--team",
+            f"policy:{run / 'final'},heuristic,random",
+            "--team",
+            "heuristic",
+            "--games",
+            "4",
+            "--out",
+            "results",
+            "--cross-play",
+            str(run / "final"),
+            str(run / "final_before"),
+        ]
+    )
+    assert [r.games for r in results] == [4, 4]
+    report = json.loads((tmp_path / "results" / "evaluation_p3.json").read_text())
+    assert len(report["cross_play"]["win_rate"]) == 2 and (tmp_path / "results" / "evaluation_p3.png").stat().st_size
+
+
+def test_imitation_learns_the_teachers_choices(tmp_path: Path) -> None:
+    """The warm start: after imitating the heuristic's value model on 60 games, the policy makes
+    the teacher's choice far more often on new games than untrained."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from tranquility_env import TeamEnv
+    from tranquility_env.training.train import TrainConfig, imitate, teacher_games
+    from tranquility_env.views import LazySeatView
+
+    cfg = TrainConfig(players=2, hidden=[64], pretrain_games=60, pretrain_epochs=10, n_envs=1)
+    obs, masks, chosen, returns = teacher_games(cfg, 0, 3)
+    assert len(obs) == len(masks) == len(chosen) == len(returns) > 50 and obs.dtype == np.float16
+    assert all(np.unpackbits(m)[a] for m, a in zip(masks, chosen, strict=True))  # the teacher's choices are legal
+
+    def agreement(model) -> float:
+        teacher, agree, total = HeuristicBot(rollouts=0), 0, 0
+        for seed in range(3):
+            game = Game.new(cfg.game_config(), 90_000 + seed)
+            while not game.is_over:
+                seat = game.current
+                o, m = encoding.observation(game, seat), encoding.action_mask(game, seat)
+                action = teacher.act(o, m, LazySeatView(game, seat))
+                mine, _ = model.predict(o, action_masks=m.astype(bool), deterministic=True)
+                agree, total = agree + (int(mine) == action) * (m.sum() > 1), total + (m.sum() > 1)
+                game.apply_action(action)
+        return agree / total
+
+    kwargs = {"net_arch": [64], "activation_fn": torch.nn.ReLU}
+    model = MaskablePPO("MlpPolicy", TeamEnv(players=2), policy_kwargs=kwargs, seed=0)
+    before = agreement(model)
+    imitate(model, cfg, tmp_path)
+    after = agreement(model)
+    assert before < 0.25 and after > before + 0.15, (before, after)  # measured: 0.19 -> 0.40
+
+
+def test_dagger_games_are_played_by_the_policy_and_labelled_by_the_teacher() -> None:
+    from tranquility_env.training.train import TrainConfig, teacher_games
+
+    cfg = TrainConfig(players=2, n_envs=1)
+    alone = teacher_games(cfg, 0, 2)
+    # the teacher playing its own labels is plain cloning, decision for decision
+    for mine, theirs in zip(alone, teacher_games(cfg, 0, 2, player="heuristic-no-search"), strict=True):
+        assert np.array_equal(mine, theirs)
+    # a random player reaches other states (and loses sooner); the labels are still the teacher's
+    obs, masks, chosen, returns = teacher_games(cfg, 0, 2, player="random")
+    assert len(obs) < len(alone[0]) and returns[0] < alone[3][0]
+    assert all(np.unpackbits(m)[a] for m, a in zip(masks, chosen, strict=True))
+    assert np.array_equal(obs[0], alone[0][0]) and chosen[0] == alone[2][0]  # the same first state and label
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"activation": "sigmoid"}, "'activation' must be one of"),
+        ({"dagger_rounds": 1, "pretrain_games": 0}, "'dagger_rounds' needs 'pretrain_games' > 0"),
+        ({"dagger_rounds": -1}, "'dagger_rounds' must be >= 0"),
+        ({"dagger_games": 0}, "'dagger_games' must be at least 1"),
+        ({"pretrain_teacher": "genius"}, "unknown bot 'genius'"),
+        ({"pretrain_games": -1}, "'pretrain_games' must be >= 0"),
+        ({"pretrain_epochs": 0}, "'pretrain_epochs' must be at least 1"),
+        ({"hidden": [64, "wide"]}, "'hidden' must be list"),
+    ],
+)
+def test_wrong_training_settings_are_refused(override: dict, message: str) -> None:
+    from tranquility_env.training.train import TrainConfig
+
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**override)
+
+
+def test_a_teammate_or_teacher_policy_made_for_another_table_is_refused(tmp_path: Path) -> None:
+    from tranquility_env.training.mappo import MappoConfig
+    from tranquility_env.training.train import TrainConfig
+
+    two = f"policy:{tiny_checkpoint(tmp_path / 'two', Config(players=2))}"
+    assert TrainConfig(players=2, teammates={1: two}, pretrain_teacher=two).teammates == {1: two}
+    for run in (TrainConfig, MappoConfig):
+        with pytest.raises(CheckpointError, match="players"):
+            run(players=3, teammates={1: two})
+    with pytest.raises(CheckpointError, match="players"):
+        TrainConfig(players=3, pretrain_teacher=two)
+
+
+def test_config_files_are_one_per_trainer_and_valid_at_every_player_count() -> None:
+    """As a fresh clone has them: nothing stands in for a checkpoint the clone lacks."""
+    from tranquility_env.training.common import load_config
+    from tranquility_env.training.distill import DistillConfig
+    from tranquility_env.training.mappo import MappoConfig
+    from tranquility_env.training.rllib_train import RllibConfig
+    from tranquility_env.training.train import TrainConfig
+
+    trainers = {"train": TrainConfig, "mappo": MappoConfig, "rllib": RllibConfig, "distill": DistillConfig}
+    files = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
+    assert sorted(path.stem for path in files) == sorted(trainers)
+    for path in files:
+        for players in range(1, 6):
+            cfg = load_config(trainers[path.stem], str(path), [f"players={players}"])
+            assert cfg.players == players and cfg.run.startswith(f"p{players}")

@@ -1,0 +1,85 @@
+"""Bots: one protocol (``Bot.act(observation, mask, view)``), so any bot can fill any seat.
+
+- ``protocol``: the ``Bot`` protocol.
+- ``random_bot``: ``RandomBot``, uniform over the legal moves.
+- ``value_model`` and ``heuristic``: ``HeuristicBot``, the hand-written strategy, and its
+  ``ValueModel``.
+- ``search``: the end-game rollout search both the heuristic and the learned bots use.
+- ``policy``: ``PolicyBot``, a learned policy from a checkpoint, in numpy.
+- ``policy_search``: ``PolicyWithSearchBot``, a policy with an end-game search.
+- ``shipped``: the learned bots that come with the package.
+
+``make_bot(name)`` makes any of them from its name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tranquility_env.bots.heuristic import HeuristicBot
+from tranquility_env.bots.policy import PolicyBot, load_policy
+from tranquility_env.bots.policy_search import PolicyWithSearchBot
+from tranquility_env.bots.protocol import Bot
+from tranquility_env.bots.random_bot import RandomBot
+from tranquility_env.bots.shipped import SHIPPED_BOTS, shipped_bot
+from tranquility_env.bots.value_model import ValueModel
+from tranquility_env.rules.config import Config
+
+__all__ = [
+    "SHIPPED_BOTS",
+    "Bot",
+    "HeuristicBot",
+    "PolicyBot",
+    "PolicyWithSearchBot",
+    "RandomBot",
+    "ValueModel",
+    "load_policy",
+    "make_bot",
+    "resolve",
+    "shipped_bot",
+]
+
+
+POLICY_KINDS = ("policy", "policy+search", "policy+own-search")
+
+
+def resolve(spec: str, table: Any = None) -> str:
+    """``spec`` with a bare ``policy``, ``policy+search`` or ``policy+own-search`` made explicit:
+    the shipped bot for ``table`` (a ``Config``; base game only), as ``KIND:PATH``."""
+    if spec not in POLICY_KINDS:
+        return spec
+    if table is None:
+        raise ValueError(f"bot {spec!r} without a path means the shipped bot of a table: give the table's config")
+    config = Config.coerce(table)
+    if config != Config(players=config.players):
+        raise ValueError(
+            f"the shipped learned bots play the base game; {spec!r} has none for {config.to_dict()}: "
+            "name a policy:PATH made for this table, or use heuristic"
+        )
+    return f"{spec}:{shipped_bot(config.players)}"
+
+
+def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
+    """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
+    alone, much faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder),
+    ``policy+search:PATH`` (that policy with the heuristic's end-game search) or
+    ``policy+own-search:PATH`` (that policy with the same search over its own rollouts); the
+    policy names without ``:PATH`` take the shipped bot for ``table``. Given a ``table`` config,
+    a policy made for another table is refused (``PolicyBot.check_table``)."""
+    spec = resolve(spec, table)
+    if spec == "random":
+        return RandomBot(seed)
+    if spec in ("heuristic", "heuristic-no-search"):
+        return HeuristicBot(seed=seed) if spec == "heuristic" else HeuristicBot(seed=seed, rollouts=0)
+    kind, _, path = spec.partition(":")
+    if kind in POLICY_KINDS and path:
+        policy = load_policy(path, seed)
+        if table is not None:
+            policy.check_table(table)
+        if kind == "policy":
+            return policy
+        return PolicyWithSearchBot(policy, HeuristicBot(seed=seed), own_search=kind == "policy+own-search")
+    raise ValueError(
+        f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy[:PATH]', "
+        "'policy+search[:PATH]' or 'policy+own-search[:PATH]'"
+    )

@@ -1,0 +1,126 @@
+"""The policy runtime: a learned bot from a checkpoint (``checkpoint.py``), played with numpy alone."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tranquility_env import checkpoint
+from tranquility_env.rules.config import Config
+
+
+class PolicyBot:
+    """A learned policy loaded from a bot checkpoint (``checkpoint.py``): an MLP over the
+    observation whose logits are masked to the legal actions. Plays with numpy alone.
+
+    ``deterministic`` picks the most likely legal action; otherwise it samples (``seed``)."""
+
+    def __init__(
+        self,
+        about: dict[str, Any],
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        head: tuple[np.ndarray, np.ndarray],
+        deterministic: bool = True,
+        seed: int | None = None,
+        path: str = "",
+    ) -> None:
+        self.about, self.layers, self.head, self.path = about, layers, head, path
+        self.first_by_input = np.ascontiguousarray(layers[0][0].T)  # a row per observation entry
+        self.activation = checkpoint.ACTIVATIONS[about["activation"]]
+        self.config = Config.from_dict(about["config"])
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def load(cls, path: str, deterministic: bool = True, seed: int | None = None) -> PolicyBot:
+        about, layers, head = checkpoint.load(path)
+        return cls(about, layers, head, deterministic, seed, str(path))
+
+    def with_seed(self, seed: int | None) -> PolicyBot:
+        """The same policy, sharing its (read-only) weights, with a random stream of its own."""
+        twin = copy.copy(self)
+        twin.rng = np.random.default_rng(seed)
+        return twin
+
+    def check_table(self, config: Any) -> None:
+        """Refuse a table whose config differs from the one this policy was trained for."""
+        config = Config.coerce(config)
+        if config != self.config:
+            differs = {k: v for k, v in config.to_dict().items() if self.config.to_dict()[k] != v}
+            raise checkpoint.CheckpointError(
+                f"{self.path or 'policy'} was trained for {self.config.to_dict()}; this table differs in {differs}"
+            )
+
+    def logits(self, observation: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+        """The head's logits for every action, or for the action ids in ``legal`` only (in that
+        order: the cheap call, since the head is most of the network's weights)."""
+        # The first layer sums only the rows of the observation's non-zero entries, from the
+        # transposed weights; the head computes only the rows asked for. Each product is an einsum
+        # rather than @: multi-threaded BLAS slows down badly when other processes hold the cores
+        # (evaluation workers, training), einsum's single-threaded loop does not.
+        x = np.asarray(observation, dtype=np.float32)
+        present = np.flatnonzero(x)
+        x = self.activation(np.einsum("i,ij->j", x[present], self.first_by_input[present]) + self.layers[0][1])
+        for weight, bias in self.layers[1:]:
+            x = self.activation(np.einsum("ij,j->i", weight, x) + bias)
+        weight, bias = self.head
+        if legal is None:
+            return np.einsum("ij,j->i", weight, x) + bias
+        return np.einsum("ij,j->i", weight[legal], x) + bias[legal]
+
+    def choose(self, observation: np.ndarray, legal: np.ndarray) -> int:
+        """The action among the ids ``legal`` (ascending) this policy takes."""
+        return self._pick(self.logits(observation, legal), legal)
+
+    def choose_each(self, observations: np.ndarray, legal: list[np.ndarray]) -> list[int]:
+        """``choose`` for a batch: for row i of ``observations``, the action among the ids
+        ``legal[i]`` (ascending). One matrix product a layer for the whole batch, so deciding in
+        hundreds of games at once (a search's rollouts) costs little more than in one."""
+        x = self.activation(np.asarray(observations, dtype=np.float32) @ self.first_by_input + self.layers[0][1])
+        for weight, bias in self.layers[1:]:
+            x = self.activation(x @ weight.T + bias)
+        # The head's rows of the legal ids only, each against its own game's row of x: a few
+        # thousand of the batch x 3,962 products of the whole head.
+        ids, sizes = np.concatenate(legal), [len(ids_i) for ids_i in legal]
+        rows = np.repeat(np.arange(len(legal)), sizes)
+        logits = np.einsum("nj,nj->n", self.head[0][ids], x[rows]) + self.head[1][ids]
+        parts = np.split(logits, np.cumsum(sizes)[:-1])
+        return [self._pick(part, ids_i) for part, ids_i in zip(parts, legal, strict=True)]
+
+    def _pick(self, logits: np.ndarray, legal: np.ndarray) -> int:
+        if self.deterministic:
+            return int(legal[np.argmax(logits)])  # ties go to the lowest id, as over the whole mask
+        p = np.exp(logits - logits.max())
+        return int(legal[self.rng.choice(len(p), p=p / p.sum())])
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        return self.choose(observation, np.flatnonzero(action_mask))
+
+
+def load_policy(path: str, seed: int | None = None) -> PolicyBot:
+    """``PolicyBot.load(path, seed=seed)``, reading each checkpoint once per process: evaluation
+    and DAgger seat new bots every deal, and loading costs more than a game. The copy kept is
+    keyed by the folder's file names, sizes and modification times, so a checkpoint rewritten in
+    place (a training run's ``final/``) is read again."""
+    folder = Path(path).resolve()
+    try:
+        stats = ((f.name, f.stat()) for f in sorted(folder.iterdir()))
+        stamp = tuple((name, stat.st_size, stat.st_mtime_ns) for name, stat in stats)
+    except OSError:  # missing or unreadable: let the loader say what is wrong
+        return PolicyBot.load(path, seed=seed)
+    policy = _policy_once(str(folder), stamp).with_seed(seed)
+    policy.path = str(path)  # as the caller named it, for messages
+    return policy
+
+
+@functools.lru_cache(maxsize=16)
+def _policy_once(folder: str, stamp: tuple[tuple[str, int, int], ...]) -> PolicyBot:
+    policy = PolicyBot.load(folder)
+    for array in (policy.first_by_input, *(a for layer in (*policy.layers, policy.head) for a in layer)):
+        array.setflags(write=False)  # shared by every bot made from it
+    return policy

@@ -1,0 +1,94 @@
+"""``PolicyWithSearchBot``: a learned policy that hands the end game to a rollout search."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from tranquility_env import encoding
+from tranquility_env.bots.heuristic import HeuristicBot
+from tranquility_env.bots.policy import PolicyBot
+from tranquility_env.bots.search import best_by_rollouts
+from tranquility_env.rules import board
+from tranquility_env.rules.game import Game
+
+
+class PolicyWithSearchBot:
+    """A learned policy with an end-game search: ``policy`` decides until ``heuristic`` would
+    start searching (``HeuristicBot.searches``: from ``search_from`` cards on the mountain), and
+    from then on the search does: the last slots, where one wrong card loses the game and rollouts
+    of sampled deals judge best, go to the search. Two searches:
+
+    - ``own_search=False`` (bot name ``policy+search:PATH``): the heuristic's own, search and
+      all: its value model picks the candidates and plays the rollouts.
+    - ``own_search=True`` (``policy+own-search:PATH``): the same search (``rollout_scores``,
+      with ``heuristic``'s ``candidates``, ``rollouts``, ``search_from`` and seed), but the
+      policy picks the candidates (its likeliest moves) and plays every seat in the rollouts. No
+      hand-written strategy chooses a move, so against ``heuristic`` (its value model with the
+      same search) it compares the learned policy with the hand-written value model."""
+
+    def __init__(self, policy: PolicyBot, heuristic: HeuristicBot, own_search: bool = False) -> None:
+        self.policy, self.heuristic, self.own_search = policy, heuristic, own_search
+        self.own_scores: dict[int, float] = {}
+
+    def searching(self, view: Mapping[str, Any]) -> bool:
+        """Whether the search, not the policy, decides in this seat's position."""
+        filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
+        return self.heuristic.searches(filled, len(view["players"]))
+
+    @property
+    def last_search(self) -> dict[int, float]:
+        """The candidates of this bot's last decision with their mean rollout scores; empty if
+        it did not search."""
+        return self.own_scores if self.own_search else self.heuristic.last_search
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
+        self.own_scores, self.heuristic.last_search = {}, {}
+        if not self.searching(view):
+            return self.policy.act(observation, action_mask, view)
+        if not self.own_search:
+            return self.heuristic.act(observation, action_mask, view)
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        likeliest = legal[np.argsort(-self.policy.logits(observation, legal), kind="stable")]
+        candidates = [int(a) for a in likeliest[: self.heuristic.candidates]]
+        rollouts = int(self.heuristic.setting("rollouts", len(view["players"])))
+        return best_by_rollouts(view, candidates, rollouts, self.heuristic.seed, self.play_out, self.own_scores)
+
+    def play_out(self, games: list[Game]) -> None:
+        """Finish ``games`` with every seat playing the policy, from what that seat sees. The
+        games move together, one decision in each at a time, so that one pass of the network
+        decides in all of them (``PolicyBot.choose_each``)."""
+        with _blas().limit(limits=1, user_api="blas"):
+            self._play_together(games)
+
+    def _play_together(self, games: list[Game]) -> None:
+        playing = games
+        while playing:
+            deciding, legal_ids = [], []
+            for game in playing:
+                legal = game.legal_actions()  # empty once the game is over
+                while len(legal) == 1:  # a forced move needs no network
+                    game.apply_action(legal[0])
+                    legal = game.legal_actions()
+                if legal:
+                    deciding.append(game)
+                    legal_ids.append(np.asarray(legal))
+            if deciding:
+                observations = np.stack([encoding.observation(game, game.current_player) for game in deciding])
+                for game, action in zip(deciding, self.policy.choose_each(observations, legal_ids), strict=True):
+                    game.apply_action(action)
+            playing = deciding
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """numpy's BLAS, to run the batched passes on one thread: they are big enough for OpenBLAS to
+    split over threads, which then wait on each other whenever other processes hold the cores
+    (evaluation workers, training)."""
+    return ThreadpoolController()

@@ -1,0 +1,306 @@
+"""The heuristic's value model: a hand-written estimate of what each move costs the team.
+
+Of the cards of a game, 44 Ascent cards or campfires and one Summit must reach the mountain; every
+other card is spent (paid, discarded) from a small shared budget, and the team loses as soon as
+the seat to act runs dry. ``ValueModel`` weighs each legal move by what it spends and what it
+leaves; ``HeuristicBot`` plays its cheapest move or searches among its best few.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tranquility_env.rules import actions, board, cards
+from tranquility_env.rules import mountain as mrules
+from tranquility_env.rules.game import Game
+from tranquility_env.views import unseen_counts, unseen_in_game
+
+_SUB_DECISIONS = {actions.PAY, actions.MOVE, actions.STEP, actions.STOP}
+
+
+@functools.lru_cache(maxsize=4096)
+def _slot_costs(slot: tuple[int, int, int], no_fit: float) -> np.ndarray:
+    """The penalty of every Ascent kind on an open slot (row, left colour, reference); ``no_fit``
+    where it may not stand. Cached: rollouts ask millions of times."""
+    penalties = mrules.kind_penalties(*slot)
+    costs = np.where(penalties >= 0, penalties, no_fit).astype(np.float64)
+    costs.flags.writeable = False  # shared by every caller
+    return costs
+
+
+class ValueModel:
+    """``HeuristicBot``'s value model for one decision, on what the seat to act knows (from its
+    view, or in a rollout straight from the sampled game).
+
+    ``ranked()`` lists the moves worth considering, best first. Each move is valued as
+
+        worth of the cards it spends x scarcity
+        + lookahead x (future cost of the hand it leaves + draw_cost x cards drawn x E)
+        - progress (a card placed on the mountain) - open_bonus x (open slots gained)
+
+    with the weights of ``bot`` (a ``HeuristicBot``); ``docs/bots.md`` explains each term."""
+
+    def __init__(
+        self,
+        bot: Any,
+        legal: list[int],
+        mountain: list[int],
+        hand: list[int],
+        holdings: list[int],
+        *,
+        seat: int = 0,
+        summits_given_up: int = 0,
+        moving_card: int = mrules.EMPTY,
+        move_pays: bool = True,
+        unseen: np.ndarray | None = None,
+    ) -> None:
+        """What the seat knows, as kind ids: ``holdings`` are each seat's hand and deck sizes
+        (public), ``moving_card`` the card a campfire displaced (``EMPTY`` if none), ``unseen``
+        the counts per kind of the cards this seat has not seen (``views.unseen_counts``)."""
+        self.bot, self.legal, self.mountain, self.hand = bot, legal, mountain, hand
+        self.holdings, self.seat, self.moving_card, self.move_pays = holdings, seat, moving_card, move_pays
+        self.row_len = mrules.row_lengths(self.mountain)
+        self.slots = mrules.open_slot_facts(self.mountain, self.row_len)
+        self.filled = board.N_SLOTS - self.mountain[: board.N_SLOTS].count(mrules.EMPTY)
+        # reachable[r]: the empty slots of rows 1 .. r, the ones a card numbered r or more may fill
+        # (P1); 0 when rows 1 .. r are full.
+        self.reachable = [0]
+        for r in range(1, board.ROWS + 1):
+            self.reachable.append(self.reachable[-1] + board.ROW_SLOTS[r] - self.row_len[r])
+        # The weights that depend on the player count (``HeuristicBot.setting``).
+        players = len(holdings)
+        self.reach, self.open_bonus, self.steep = (bot.setting(w, players) for w in ("reach", "open_bonus", "steep"))
+        self.summits_given_up = summits_given_up
+        # Cards are dearer to a seat that holds fewer than its teammates (sizes are public): the
+        # team loses when any seat runs dry, so the richer seats should pay for the dear plays.
+        others = [n for i, n in enumerate(holdings) if i != seat]
+        mean = sum(others) / len(others) if others else 0.0
+        gap = (mean - holdings[seat]) / max(1.0, mean) if others else 0.0
+        self.scarcity = min(3.0, max(0.5, 1.0 + bot.scarcity * gap))
+        # The Ascent cards this seat has not seen: teammates' hands and every deck are drawn from them.
+        self.unseen = np.zeros(cards.N_ASCENT) if unseen is None else unseen[: cards.N_ASCENT].astype(np.float64)
+        self.unseen_total = self.unseen.sum()
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any], legal: list[int], bot: Any) -> ValueModel:
+        goats = view["config"]["goats"]
+        mountain = [mrules.EMPTY] * board.N_POS
+        for pos, name in view["mountain"].items():
+            mountain[board.parse_pos(pos)] = cards.parse_card(name, goats)
+        me = view["players"][view["seat"]]
+        pending = view["pending"]
+        moving = cards.parse_card(pending["card"], goats) if pending and pending["kind"] == "move" else mrules.EMPTY
+        hand = [cards.parse_card(name, goats) for name in me["hand"]]
+        holdings = [p["hand_size"] + p["deck_size"] for p in view["players"]]
+        return cls(
+            bot,
+            legal,
+            mountain,
+            hand,
+            holdings,
+            seat=view["seat"],
+            summits_given_up=me["discard"].count("SUMMIT"),
+            moving_card=moving,
+            move_pays=view["config"]["campfire_move_pays"],
+            unseen=unseen_counts(view),
+        )
+
+    @classmethod
+    def from_game(cls, game: Game, legal: list[int], bot: Any) -> ValueModel:
+        """The same as ``from_view(seat_view(game, game.current), ...)``, read straight from the
+        game (``views.unseen_in_game``): rollouts decide thousands of times a move."""
+        seat = game.current
+        holdings = [len(h) + len(d) for h, d in zip(game.hands, game.decks, strict=True)]
+        return cls(
+            bot,
+            legal,
+            game.mountain,
+            game.hands[seat],
+            holdings,
+            seat=seat,
+            summits_given_up=game.discards[seat].count(cards.SUMMIT),
+            moving_card=game.moving_card,
+            move_pays=game.config.campfire_move_pays,
+            unseen=unseen_in_game(game, seat),
+        )
+
+    # --- the value model
+    def slots_after(self, card: int, p: int) -> list[tuple[int, int, int]]:
+        """The open slots once ``card`` stands at ``p``."""
+        mountain, row_len = list(self.mountain), list(self.row_len)
+        row_len[board.POS_ROW[p]] += self.mountain[p] == mrules.EMPTY  # onto a bridge: the row keeps its length
+        mountain[p] = card
+        return mrules.open_slot_facts(mountain, row_len)
+
+    def card_cost(self, kind: int, slots: list[tuple[int, int, int]]) -> float:
+        """How dear ``kind`` will be to play (or how little it matters, for specials)."""
+        if kind == cards.SUMMIT or kind == cards.ROPE:
+            return 0.0
+        if kind < cards.N_ASCENT and self.dead(kind):
+            return 0.0  # worthless, and costs nothing to give up
+        if cards.IS_CAMP[kind]:
+            return 0.5
+        if kind == cards.BRIDGE:
+            return 3.0 if self.filled >= self.bot.late_game else 1.0
+        n, colour = cards.NUMBER[kind], cards.COLOUR[kind]
+        best = self.bot.no_fit
+        for r, left_colour, ref in slots:
+            if n >= r and colour != left_colour:
+                best = min(best, abs(n - ref) if ref else 0)
+        return best
+
+    def unseen_cost(self, slots: list[tuple[int, int, int]]) -> float:
+        """The expected cheapest penalty of an unseen Ascent card on ``slots``: what the next cards
+        drawn, this seat's and its teammates', will cost."""
+        if not self.unseen_total or not slots:
+            return self.bot.no_fit
+        best = np.minimum.reduce([_slot_costs(slot, self.bot.no_fit) for slot in slots])
+        return float(best @ self.unseen / self.unseen_total)
+
+    def hand_cost(self, hand: list[int], slots: list[tuple[int, int, int]]) -> float:
+        """The hand's future cost: its cards' costs, cheapest first, weighted ``hand_decay`` ** i
+        (one card is played a turn, so the cheapest matters most), scaled to the hand's size."""
+        costs = sorted(self.card_cost(k, slots) for k in hand)
+        weights = [self.bot.hand_decay**i for i in range(len(costs))]
+        return sum(c * w for c, w in zip(costs, weights, strict=True)) * len(costs) / sum(weights) if costs else 0.0
+
+    def dead(self, kind: int) -> bool:
+        """An Ascent card every row of which (rows 1 .. its number) is full."""
+        return self.reachable[min(cards.NUMBER[kind], board.ROWS)] == 0
+
+    def keep_summit(self) -> bool:
+        """Hold a Summit once the mountain is well under way, or once this seat gave one up."""
+        return self.filled >= self.bot.summit_from or self.summits_given_up > 0
+
+    def worths(self, hand: list[int], slots: list[tuple[int, int, int]]) -> list[tuple[float, int]]:
+        """(worth, kind) of each card: what giving it up loses. Dead cards and spare Summits are
+        worth nothing; an Ascent card is worth less the dearer it is to play."""
+        out, summits = [], 0
+        for k in sorted(hand):
+            if k == cards.SUMMIT:
+                worth = 2.0 if summits == 0 and self.keep_summit() else 0.0
+                summits += 1
+            elif k == cards.ROPE:
+                worth = 3.0
+            elif cards.IS_CAMP[k]:
+                worth = 1.2
+            elif k == cards.BRIDGE:
+                worth = 0.1 if self.filled >= self.bot.late_game else 0.6
+            elif self.dead(k):
+                worth = 0.0
+            else:
+                worth = (1.0 - self.bot.fit_discount * min(self.card_cost(k, slots), 4.0)) * self.reach_factor(k)
+            out.append((worth, k))
+        return out
+
+    def reach_factor(self, kind: int) -> float:
+        """1 for an Ascent card that may fill every empty slot, down to 1 - ``reach`` for one that
+        may fill none (P1: a card numbered n stands in rows 1 .. n, and low rows fill first)."""
+        share = self.reachable[min(cards.NUMBER[kind], board.ROWS)] / max(1, self.reachable[board.ROWS])
+        return 1.0 - self.reach * (1.0 - share)
+
+    def give_up(self, hand: list[int], count: int, slots: list[tuple[int, int, int]]) -> list[int]:
+        """The ``count`` least worth cards of ``hand`` (to pay or discard)."""
+        return [k for _, k in sorted(self.worths(hand, slots))[:count]]
+
+    def spend(self, hand: list[int], count: int, slots: list[tuple[int, int, int]]) -> tuple[float, list[int]]:
+        """(worth lost, hand left) when ``count`` cards of ``hand`` are given up."""
+        ranked = sorted(self.worths(hand, slots))
+        rest = list(hand)
+        for _, k in ranked[:count]:
+            rest.remove(k)
+        return sum(w for w, _ in ranked[:count]), rest
+
+    def after(self, hand: list[int], spend: int, slots: list[tuple[int, int, int]], drawn: int) -> float:
+        """Worth lost by spending ``spend`` cards, plus ``lookahead`` x the future cost of the hand
+        left and of the ``drawn`` cards that refill it."""
+        lost, rest = self.spend(hand, spend, slots)
+        lost += self.steep * max(0, spend - 2)  # a dear play drains the seat that makes it
+        unseen = self.unseen_cost(slots)
+        return lost * self.scarcity + self.bot.lookahead * (
+            self.hand_cost(rest, slots) + drawn * self.bot.draw_cost * unseen
+        )
+
+    def value_of_play(self, card: int, p: int) -> float:
+        bot = self.bot
+        penalty = mrules.play_penalty(self.mountain, card, p)
+        onto_bridge = self.mountain[p] == cards.BRIDGE
+        slots = self.slots_after(card, p)
+        rest = list(self.hand)
+        rest.remove(card)
+        progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
+        progress += self.open_bonus * (len(slots) - len(self.slots))  # rows growing evenly keep slots open
+        value = self.after(rest, penalty, slots, 1 + penalty) - progress
+        return value + bot.bridge_lock * self.bridge_lock(card, p) if bot.bridge_lock else value
+
+    def bridge_lock(self, card: int, p: int) -> int:
+        """The least a card will pay to replace the bridge left of empty slot ``p`` once ``card``
+        stands at ``p`` (B3: the larger of its differences to both sides), 0 with no bridge there.
+        The play itself is free (B2), which tempts the value model to lock the bridge in."""
+        first_of_row = p == board.ROW_START[board.POS_ROW[p]]
+        if self.mountain[p] != mrules.EMPTY or first_of_row or self.mountain[p - 1] != cards.BRIDGE:
+            return 0
+        return (mrules.difference(card, mrules.left_reference(self.mountain, p - 1)) + 1) // 2  # 0 with no reference
+
+    # --- choosing
+    def ranked(self) -> list[int]:
+        """The actions worth considering, best first: one for a sub-decision or the Summit, else
+        every option the value model weighs, cheapest first."""
+        by_kind: dict[int, list[int]] = {}
+        for a in self.legal:
+            by_kind.setdefault(actions.DECODE[a][0], []).append(a)
+        if by_kind.keys() & _SUB_DECISIONS:  # a pending payment, campfire move or herd
+            if actions.PAY in by_kind:
+                payable = [actions.DECODE[a][1] for a in by_kind[actions.PAY]]
+                return [actions.FIRST[actions.PAY] + self.give_up(payable, 1, self.slots)[0]]
+            if actions.MOVE in by_kind:
+                card = self.moving_card
+                return [min(by_kind[actions.MOVE], key=lambda a: (self.move_cost(card, actions.DECODE[a][2]), a))]
+            steps = by_kind.get(actions.STEP, [])
+            return [steps[0] if steps else by_kind[actions.STOP][0]]
+        if actions.PLAY_SUMMIT in by_kind:
+            return by_kind[actions.PLAY_SUMMIT]
+        return [a for _, a in sorted(self.options(by_kind))]
+
+    def move_cost(self, card: int, p: int) -> int:
+        return mrules.move_penalty(self.mountain, card, p, self.move_pays)
+
+    def options(self, by_kind: dict[int, list[int]]) -> list[tuple[float, int]]:
+        bot = self.bot
+        out = [(self.value_of_play(x, y), a) for a in by_kind.get(actions.PLAY, []) for _, x, y in [actions.DECODE[a]]]
+        for a in by_kind.get(actions.CAMP, []):
+            _, camp, p = actions.DECODE[a]
+            card = self.mountain[p]
+            cost = min(self.move_cost(card, q) for r, q in mrules.open_slots(self.row_len) if r > board.POS_ROW[p])
+            rest = list(self.hand)
+            rest.remove(camp)
+            out.append((self.after(rest, cost, self.slots, 1 + cost) - bot.progress, a))
+        if self.filled < bot.late_game:
+            for a in by_kind.get(actions.PLAY_BRIDGE, []):
+                rest = list(self.hand)
+                rest.remove(cards.BRIDGE)
+                slots = self.slots_after(cards.BRIDGE, actions.DECODE[a][2])
+                out.append((bot.bridge_debt + self.after(rest, 0, slots, 1), a))
+        if actions.ROPE in by_kind:
+            fresh = (len(self.hand) - 1) * bot.draw_cost * self.unseen_cost(self.slots)
+            out.append((bot.lookahead * fresh, by_kind[actions.ROPE][0]))
+        if actions.DISCARD in by_kind and (not out or self.spare() >= bot.spare_margin):
+            pair = self.give_up(self.hand, 2, self.slots)
+            a = actions.DISCARD_ID[pair[0]][pair[1]]
+            out.append((self.after(self.hand, 2, self.slots, 2), a))
+        if actions.HERD in by_kind:
+            a = max(by_kind[actions.HERD], key=lambda a: board.POS_ROW[actions.DECODE[a][2]])
+            out.append((0.5 + self.after(self.hand, 1, self.slots, 1), a))
+        if not out:
+            out = [(0.0, a) for a in self.legal]
+        return out
+
+    def spare(self) -> int:
+        """This seat's cards (hand and deck) beyond its share of the plays the mountain still needs."""
+        needed = board.N_SLOTS - mrules.cards_on_mountain(self.mountain) + 1  # the Summit too
+        share = -(-needed // len(self.holdings))  # ceil
+        return self.holdings[self.seat] - share
