@@ -9,6 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("torch")
+pytest.importorskip("yaml")
+
 from tranquility_env import Config, Game, bots, encoding
 from tranquility_env.bots import PolicyBot
 from tranquility_env.bots.heuristic import PLAYER_DEFAULTS
@@ -20,7 +23,7 @@ from tiny_bots import tiny_checkpoint
 def test_distill_collects_the_search_choices_fits_exports_and_reuses_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from training import distill
+    from tranquility_env.training import distill
 
     shipped = Path(bots.shipped_bot(2))  # plays far enough to search
     monkeypatch.chdir(tmp_path)
@@ -64,7 +67,7 @@ def test_distill_fit_moves_the_policy_to_the_labels_and_the_anchors_keep_the_res
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from training import distill
+    from tranquility_env.training import distill
     from tranquility_env.training.mappo import Actor
 
     torch.manual_seed(0)

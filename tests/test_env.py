@@ -8,8 +8,13 @@ import random
 import re
 
 import numpy as np
-import pettingzoo
 import pytest
+
+pytest.importorskip("gymnasium")
+pettingzoo = pytest.importorskip("pettingzoo")
+pytest.importorskip("rich")
+pytest.importorskip("PIL")
+
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tranquility_env import Game, encoding, env, raw_env
@@ -108,7 +113,7 @@ def test_sampled_game_agrees_with_everything_the_seat_sees(config: dict) -> None
 def test_derived_blocks_agree_with_the_rules_and_the_hidden_cards(config: dict) -> None:
     """'hand fit' against the engine's legal plays and penalties (P1-P4), 'open rows' against the
     open slots, 'unseen' against the cards the seat cannot see, at every decision of a game."""
-    at = encoding._offsets(encoding.OBSERVATION_LAYOUT)
+    at = encoding.offsets(encoding.OBSERVATION_LAYOUT)
     rng = random.Random(1)
     game = Game.new(config, 5)
     while not game.is_over:
@@ -143,7 +148,7 @@ def test_derived_blocks_agree_with_the_rules_and_the_hidden_cards(config: dict) 
 def test_observation_is_seat_relative() -> None:
     g = Game.new({"players": 3}, 2)
     mine = encoding.observation(g, 0)
-    seats = encoding._offsets(encoding.OBSERVATION_LAYOUT)["seats"]
+    seats = encoding.offsets(encoding.OBSERVATION_LAYOUT)["seats"]
     assert mine[seats : seats + 2].tolist() == [1, 1]  # seat block 0 is the viewer, to act
     theirs = encoding.observation(g, 1)
     assert theirs[seats : seats + 2].tolist() == [1, 0] and theirs[seats + 10 : seats + 12].tolist() == [1, 1]
@@ -245,5 +250,5 @@ def test_cached_mountain_block_is_never_stale() -> None:
         for game in games:
             for seat in range(game.config.players):
                 cached = encoding.observation(game, seat)
-                encoding._last_block = encoding._last_derived = ()
+                encoding.clear_cache()
                 assert cached.tobytes() == encoding.observation(game, seat).tobytes()

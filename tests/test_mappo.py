@@ -7,6 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("torch")
+pytest.importorskip("yaml")
+
 from tranquility_env import Config
 from tranquility_env.bots import PolicyBot
 
@@ -18,7 +21,7 @@ def test_mappo_trains_exports_a_bot_and_resumes(
 ) -> None:
     import torch
 
-    from training import mappo
+    from tranquility_env.training import mappo
 
     monkeypatch.chdir(tmp_path)
     overrides = [
@@ -72,7 +75,7 @@ def test_mappo_trains_exports_a_bot_and_resumes(
 def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from training import mappo
+    from tranquility_env.training import mappo
 
     monkeypatch.chdir(tmp_path)
     start = tiny_checkpoint(tmp_path / "start", Config(players=2), hidden=[16])

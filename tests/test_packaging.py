@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -24,10 +25,32 @@ ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p.name for p in (ROOT / "checkpoints" / "shipped").iterdir() if p.is_dir())
 
 
+def source_files() -> list[str]:
+    """The checkout's files as git sees them (tracked, or new and not ignored)."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], capture_output=True, text=True, cwd=ROOT)
+    assert listed.returncode == 0, listed.stderr
+    return [name for name in listed.stdout.splitlines() if (ROOT / name).is_file()]
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)]
+    """Built from a copy of the checkout's files, so no build folder or stray file can slip in."""
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("dist")
+    for name in source_files():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    build = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "-q",
+        "-w",
+        str(out),
+        str(source),
+    ]
     done = subprocess.run(build, capture_output=True, text=True, cwd=out)
     assert done.returncode == 0, done.stderr
     (path,) = out.glob("tranquility_env-*.whl")
@@ -69,7 +92,13 @@ def test_the_wheel_holds_one_package_the_shipped_bots_the_trainers_and_the_licen
     for bot in SHIPPED:
         for file in ("final/bot.json", "final/policy.safetensors"):
             assert f"tranquility_env/checkpoints/shipped/{bot}/{file}" in names
-    assert "tranquility_env/training/mappo.py" in names
+    modules = {n for n in names if n.endswith(".py")}
+    ours = {
+        f"tranquility_env/{n.removeprefix('tranquility_env/')}"
+        for n in source_files()
+        if n.endswith(".py") and n.split("/")[0] in ("tranquility_env", "training", "checkpoints")
+    }
+    assert modules == ours  # every module of the checkout, training/ and checkpoints/ inside the package
     assert not [
         n
         for n in names
@@ -81,6 +110,8 @@ def test_the_wheel_holds_one_package_the_shipped_bots_the_trainers_and_the_licen
 
 
 def test_the_installed_wheel_plays_evaluates_and_trains_outside_the_checkout(installed: Path, tmp_path: Path) -> None:
+    for extra in ("rich", "sb3_contrib", "yaml"):  # the play and train extras, reached from this environment
+        pytest.importorskip(extra)
     where = run(installed, "python", "-c", "import tranquility_env, sys; print(tranquility_env.__file__)", cwd=tmp_path)
     assert where.startswith(str(installed.parent)) and not where.startswith(str(ROOT))
 

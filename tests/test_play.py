@@ -8,8 +8,10 @@ import re
 import sys
 from pathlib import Path
 
-import pexpect
 import pytest
+
+pexpect = pytest.importorskip("pexpect")
+pytest.importorskip("rich")
 
 from tranquility_env import replay
 from tranquility_env.replay import read

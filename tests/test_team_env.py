@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 from tranquility_env import TeamEnv, encoding

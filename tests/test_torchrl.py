@@ -7,8 +7,8 @@ import pytest
 torch = pytest.importorskip("torch")
 torchrl_envs = pytest.importorskip("torchrl.envs")
 
-import tranquility_env  # noqa: E402
-from tranquility_env import encoding  # noqa: E402
+import tranquility_env
+from tranquility_env import encoding
 
 
 def test_torchrl_pettingzoo_wrapper_with_masks_rolls_out_whole_games() -> None:

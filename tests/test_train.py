@@ -8,6 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("yaml")
+
 from tranquility_env import Config, Game, encoding
 from tranquility_env.bots import HeuristicBot, PolicyBot
 from tranquility_env.checkpoint import CheckpointError
@@ -18,7 +22,7 @@ from tiny_bots import tiny_checkpoint
 def test_train_save_load_evaluate_and_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    from training import evaluate, train
+    from tranquility_env.training import evaluate, train
 
     monkeypatch.chdir(tmp_path)
     overrides = [

@@ -1,4 +1,4 @@
-"""MAPPO, PPO with a centralized critic: ``tranquility mappo [--config configs/p3_mappo.yaml] [key=value ...]``.
+"""MAPPO, PPO with a centralized critic: ``tranquility mappo [--config configs/mappo.yaml] [key=value ...]``.
 
 CleanRL style, one file read top to bottom: the config, the networks, many ``TeamEnv`` copies
 stepped together, GAE on a normalised value target, minibatched PPO updates, charts and

@@ -1,4 +1,4 @@
-"""Train a team with MaskablePPO: ``tranquility train [--config configs/NAME.yaml] [key=value ...]``.
+"""Train a team with MaskablePPO: ``tranquility train [--config configs/train.yaml] [key=value ...]``.
 
 Readable top to bottom, CleanRL style: the config (a dataclass, read from YAML and checked key by
 key), the environments (``TeamEnv`` copies in subprocesses, one shared policy for every seat

@@ -83,7 +83,7 @@ def time_aec(make_env: Callable[[], object], games: int, seed: int) -> tuple[int
             if terminated or truncated:
                 action = None
             else:
-                # nonzero() on a bool view of the 0/1 mask: exact, and 7x faster than on int8.
+                # nonzero() on a bool view of the 0/1 mask: exact, and much faster than on int8.
                 legal = observation["action_mask"].view(np.bool_).nonzero()[0]
                 action = int(legal[rng.randrange(len(legal))])
                 steps += 1
@@ -195,7 +195,9 @@ def bench_heuristic(games: int) -> None:
     print(f"ratio, policy+own-search to the heuristic's search: {medians[2] / medians[1]:.1f}")
 
 
-def bench_policy(games: int, runs: int) -> None:
+def bench_policy(games: int, runs: int) -> dict[str, float]:
+    """Prints the policy table; returns its figures: the median microseconds a decision of each
+    path, the positions timed and on how many the two paths made the same move."""
     import numpy as np
 
     from tranquility_env import encoding
@@ -234,6 +236,7 @@ def bench_policy(games: int, runs: int) -> None:
     print(f"ratio, dense to PolicyBot.act: {medians['dense forward pass'] / medians['PolicyBot.act']:.1f}")
     agree = sum(policy.act(o, m, {}) == dense(o, m) for o, m in positions)
     print(f"same move on {agree} of {len(positions)} positions")
+    return {**medians, "positions": len(positions), "same move": agree}
 
 
 if __name__ == "__main__":

@@ -125,7 +125,8 @@ def _size(layout: list) -> int:
     return sum(size for _, size, _, _ in layout)
 
 
-def _offsets(layout: list) -> dict[str, int]:
+def offsets(layout: list) -> dict[str, int]:
+    """Where each block of a layout starts in its vector."""
     out, at = {}, 0
     for name, size, _, _ in layout:
         out[name] = at
@@ -140,7 +141,7 @@ def _high(layout: list) -> np.ndarray:
 PRIVATE_SIZE, PUBLIC_SIZE = _size(PRIVATE_LAYOUT), _size(PUBLIC_LAYOUT)
 OBSERVATION_SIZE, STATE_SIZE = _size(OBSERVATION_LAYOUT), _size(STATE_LAYOUT)
 OBSERVATION_HIGH, STATE_HIGH = _high(OBSERVATION_LAYOUT), _high(STATE_LAYOUT)
-_PUB = _offsets(PUBLIC_LAYOUT)
+_PUB = offsets(PUBLIC_LAYOUT)
 
 # The first 20 slot features depend only on the card kind: one table row per kind, and a last row
 # for an empty slot, so that the mountain list (EMPTY = -1) indexes the table as it is.
@@ -186,7 +187,7 @@ def state(game: Game) -> np.ndarray:
     return out
 
 
-_PRIV = _offsets(PRIVATE_LAYOUT)
+_PRIV = offsets(PRIVATE_LAYOUT)
 
 
 def _private(game: Game, seat: int, out: np.ndarray) -> None:
@@ -272,6 +273,12 @@ def _config_block(config: Config) -> list[float]:
 # The last mountain block built and its inputs, as one tuple (replaced whole, so a reader always
 # sees a matching pair). Payments, discards and refills leave the block unchanged.
 _last_block: tuple = ()
+
+
+def clear_cache() -> None:
+    """Forget the mountain blocks kept from the last observation (tests compare against a fresh build)."""
+    global _last_block, _last_derived
+    _last_block = _last_derived = ()
 
 
 def _mountain_block(game: Game, slots: np.ndarray) -> None:

@@ -1,0 +1,28 @@
+"""The README stays a page a newcomer reads in five minutes, and the docs' links lead somewhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_the_readme_is_a_short_page() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_relative_link_and_named_file_exists(page: Path) -> None:
+    text = page.read_text()
+    links = re.findall(r"\]\(([^)#:]+)\)", text)
+    named = re.findall(r"`((?:docs|tests|configs|training|tranquility_env|checkpoints)/[\w./]+)`", text)
+    missing = [
+        target
+        for target in [*links, *named]
+        if not (page.parent / target).exists() and not (ROOT / target).exists() and "<" not in target
+    ]
+    assert missing == []
