@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bench results results-own-search clean
+.PHONY: test train bench results results-own-search screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(BIN)/python:
 # on disk, while an unpinned torch would pull a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[train,dev,ecosystem,rllib]'
+	$(BIN)/pip install --quiet -e '.[train,dev,ecosystem,rllib,web]'
 	touch $@
 
 test: $(VENV)/.installed
@@ -51,6 +51,10 @@ results-own-search: $(VENV)/.installed
 		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/own_search \
 			--team policy+own-search || exit 1; \
 	done
+
+# docs/img/table.png and replay.png, from a game in headless Chromium (Debian's chromium and chromium-driver).
+screenshots: $(VENV)/.installed
+	$(BIN)/python docs/screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tranquility_env import Config
@@ -47,3 +49,19 @@ def test_wilson_interval() -> None:
     low, high = wilson(50, 100)
     assert 0.40 < low < 0.41 and 0.59 < high < 0.60
     assert wilson(0, 300)[0] == 0.0 and wilson(0, 300)[1] > 0.0
+
+
+def test_evaluation_saves_every_game_as_a_replay_with_what_the_bots_weighed(tmp_path: Path) -> None:
+    from tranquility_env.replay import read
+    from tranquility_env.training.evaluate import evaluate
+
+    result = evaluate("policy,heuristic-no-search", Config(players=2), 3, seed=5, replays=str(tmp_path))
+    files = sorted(tmp_path.glob("*.jsonl"))
+    assert len(files) == 3
+    replays = [read(f) for f in files]
+    assert sum(r.end == "won" for r in replays) == result.wins
+    assert {r.header["seed"] for r in replays} == {5, 6, 7}
+    for replay in replays:
+        assert replay.header["replay"] == 2 and replay.header["seats"] == ["policy", "heuristic-no-search"]
+        kinds = {seat: {why["kind"] for s, _, why in replay.moves if s == seat and why} for seat in (0, 1)}
+        assert kinds == {0: {"policy"}, 1: {"value model"}}

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     "rules": 0,
     "views": 1,
+    "describe": 1,
     "encoding": 1,
     "render": 1,
     "checkpoint": 1,
@@ -26,6 +27,7 @@ LAYERS = {
     "envs": 3,
     "replay": 4,
     "play": 4,
+    "web": 4,
     "bench": 4,
     "cli": 4,
     "training": 5,

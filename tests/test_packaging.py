@@ -104,6 +104,7 @@ def test_the_wheel_holds_one_package_the_shipped_bots_the_trainers_and_the_licen
         for n in names
         if n.startswith("tranquility_env/checkpoints/") and "/shipped/" not in n and not n.endswith("__init__.py")
     ]
+    assert {f"tranquility_env/web/static/{f}" for f in ("index.html", "app.js", "style.css")} <= set(names)
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("/METADATA"))).decode()
     assert re.search(r"^License-Expression: MIT$", metadata, flags=re.M)
     assert any(n.endswith("/licenses/LICENSE") for n in names)

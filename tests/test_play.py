@@ -70,7 +70,8 @@ def test_a_whole_game_in_a_terminal_with_bad_input_on_the_way(tmp_path: Path, bo
     assert decisions > 5
 
     # The replay reproduces the game, and the screen never showed a bot's discards.
-    header, _, end = read(path)
+    played = read(path)
+    header, end = played.header, played.end
     assert end == outcome and header["human"] == 1 and header["seed"] == 11
     game = replay.load_game(path)
     assert game.status == outcome
@@ -88,7 +89,8 @@ def test_quit_asks_first_and_saves_the_replay(tmp_path: Path) -> None:
     child.expect(r"Really quit")
     child.sendline("y")
     child.expect(r"Replay saved: (\S+)")
-    _, moves, end = read(tmp_path / child.match.group(1))
+    played = read(tmp_path / child.match.group(1))
+    moves, end = played.moves, played.end
     assert end == "quit" and moves == []
 
 

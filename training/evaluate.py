@@ -19,6 +19,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -26,9 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from tranquility_env import Config, Game
-from tranquility_env.arena import play_until
+from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import Bot, make_bot
+from tranquility_env.bots.reasons import top_choices
+from tranquility_env.replay import ReplayWriter
+from tranquility_env.rules import actions
 from tranquility_env.rules.board import N_SLOTS
+from tranquility_env.rules.game import ONGOING
 from tranquility_env.rules.mountain import EMPTY
 
 
@@ -71,16 +76,35 @@ def loss_reason(game: Game) -> str:
     return "ran dry, 1-4 slots empty" if empty <= 4 else "ran dry, 5+ slots empty"
 
 
-def play_deal(spec: str, config: Config, deal: int) -> Game:
+def play_deal(spec: str, config: Config, deal: int, replays: str | None = None) -> Game:
     """Deal ``deal`` played to its end by the team SPEC. The bots are made for this game and seeded
     from the deal, so a result depends neither on the order of the games nor on how many workers
-    play them."""
+    play them. With a ``replays`` folder the game is also written there as a replay file, with what
+    each bot weighed (``replay.py``)."""
     game = Game.new(config, deal)
-    play_until(game, seat_team(spec, config, seed=deal * 8))
+    team = seat_team(spec, config, seed=deal * 8)
+    if replays is None:
+        play_until(game, team)
+        return game
+    name = re.sub(r"[^A-Za-z0-9+.-]+", "_", spec)[:80]
+    names = spec.split(",")
+    writer = ReplayWriter(
+        Path(replays) / f"{name}_p{config.players}_{deal}.jsonl",
+        config,
+        deal,
+        names * config.players if len(names) == 1 else names,
+        None,
+    )
+    while game.status == ONGOING:
+        seat, bot = game.current, team[game.current]
+        action = bot_action(game, bot)
+        writer.move(seat, actions.to_string(action, config.goats), top_choices(bot, game))
+        game.apply_action(action)
+    writer.end(game.status)
     return game
 
 
-def _outcome(job: tuple[str, Config, int]) -> tuple[bool, int, int, str | None]:
+def _outcome(job: tuple[str, Config, int, str | None]) -> tuple[bool, int, int, str | None]:
     game = play_deal(*job)
     lost = loss_reason(game) if game.status == "lost" else None
     return game.status == "won", game.cards_on_mountain(), game.turn, lost
@@ -97,13 +121,19 @@ def imap_jobs(function: Callable[[Any], Any], jobs: list[Any], workers: int, chu
 
 
 def evaluate(
-    spec: str, config: Config, games: int, seed: int = 0, workers: int = 1, progress: bool = False
+    spec: str,
+    config: Config,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    replays: str | None = None,
 ) -> TeamResult:
     """The team SPEC on deals ``seed .. seed + games - 1``, over ``workers`` processes;
     ``progress`` shows a bar of the games played on a terminal (an end-game search team may
-    take an hour)."""
+    take an hour); ``replays`` is a folder to write every game to."""
     seat_team(spec, config)  # a bad SPEC, or a checkpoint made for another table, fails before any game
-    jobs = [(spec, config, seed + i) for i in range(games)]
+    jobs = [(spec, config, seed + i, replays) for i in range(games)]
     played: Iterable = imap_jobs(_outcome, jobs, workers, chunksize=max(1, games // (40 * workers)))
     if progress:
         from tqdm import tqdm  # the train extra's: only a caller who asks for the bar needs it
@@ -183,6 +213,7 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     parser.add_argument("--out", default="results", help="folder for the JSON and PNG (default results/)")
+    parser.add_argument("--save-replays", metavar="DIR", help="write every game to DIR as a replay file")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -194,7 +225,10 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        results = [evaluate(spec, config, args.games, args.seed, args.workers, progress=True) for spec in args.team]
+        results = [
+            evaluate(spec, config, args.games, args.seed, args.workers, progress=True, replays=args.save_replays)
+            for spec in args.team
+        ]
     except ValueError as err:
         parser.error(str(err))
     report: dict = {

@@ -62,6 +62,7 @@ class TrainConfig(RunConfig):
     n_envs: int = 2  # env copies, each in its own process
     pretrain_games: int = 10_000  # teacher games to imitate before PPO (0: start from scratch)
     pretrain_teacher: str = "heuristic-no-search"  # a bot name (bots.make_bot)
+    pretrain_replays: str = ""  # a folder of replay files (browser games): the person's moves are imitated too
     pretrain_epochs: int = 6
     pretrain_lr: float = 1e-3
     dagger_rounds: int = 0  # after imitation: rounds in which the policy plays and the teacher labels
@@ -84,6 +85,8 @@ class TrainConfig(RunConfig):
         for key in ("pretrain_games", "dagger_rounds"):
             if getattr(self, key) < 0:
                 raise ValueError(f"train config {key!r} must be >= 0")
+        if self.pretrain_replays and not Path(self.pretrain_replays).is_dir():
+            raise ValueError(f"train config 'pretrain_replays': {self.pretrain_replays} is not a folder")
         if self.dagger_rounds and not self.pretrain_games:
             raise ValueError("train config 'dagger_rounds' needs 'pretrain_games' > 0 (DAgger starts from imitation)")
         make_bot(self.pretrain_teacher, table=self.game_config())  # validates the name; a policy must fit
@@ -134,11 +137,53 @@ def teacher_games(cfg: TrainConfig, first: int, count: int, player: str | None =
             masks.append(np.packbits(m))
             chosen.append(label)
             rewards.append(reward)
-        backwards, g = [], 0.0
-        for r in reversed(rewards):
-            g = r + cfg.gamma * g
-            backwards.append(g)
-        returns += backwards[::-1]
+        returns += discounted(rewards, cfg.gamma)
+    return np.array(obs), np.array(masks), np.array(chosen), np.array(returns, dtype=np.float32)
+
+
+def discounted(rewards: list[float], gamma: float) -> list[float]:
+    """The discounted return from each step to the end."""
+    backwards, g = [], 0.0
+    for r in reversed(rewards):
+        g = r + gamma * g
+        backwards.append(g)
+    return backwards[::-1]
+
+
+def person_decisions(cfg: TrainConfig) -> tuple[np.ndarray, ...]:
+    """``teacher_games``' arrays for the decisions a person made in the replays under
+    ``pretrain_replays`` (``*.jsonl`` with a ``human`` seat, played at the run's table), labelled
+    with the person's own moves. A damaged replay stops the run with its name and line."""
+    from tranquility_env import Config, Game, encoding
+    from tranquility_env.replay import read
+    from tranquility_env.rules import actions
+
+    config = cfg.game_config()
+    obs, masks, chosen, returns = [], [], [], []
+    for path in sorted(Path(cfg.pretrain_replays).glob("*.jsonl")):
+        replay = read(path)
+        human = replay.header.get("human")
+        if human is None or Config.from_dict(replay.header["config"]) != config:
+            continue
+        game, rewards = Game.new(config, replay.header["seed"]), []
+        for seat, move, _ in replay.moves:
+            o, m, before = encoding.observation(game, seat), encoding.action_mask(game, seat), game.cards_on_mountain()
+            game.apply(move)
+            reward = (game.status == "won") + cfg.reward_shaping * (game.cards_on_mountain() - before) / 44
+            if seat != human or m.sum() == 1:
+                if rewards:
+                    rewards[-1] += reward
+                continue
+            obs.append(o.astype(np.float16))
+            masks.append(np.packbits(m))
+            chosen.append(actions.from_string(move, config.goats))
+            rewards.append(reward)
+        returns += discounted(rewards, cfg.gamma)
+    if not obs:
+        raise ValueError(
+            f"train config 'pretrain_replays': no replay in {cfg.pretrain_replays} has a person's "
+            f"decisions at this table ({config.to_dict()})"
+        )
     return np.array(obs), np.array(masks), np.array(chosen), np.array(returns, dtype=np.float32)
 
 
@@ -188,17 +233,24 @@ def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label
 
 
 def imitate(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
-    """Behaviour cloning before PPO: ``pretrain_games`` games of the teacher, then ``dagger_rounds``
+    """Behaviour cloning before PPO: ``pretrain_games`` games of the teacher and the people's
+    decisions in ``pretrain_replays``, then ``dagger_rounds``
     of DAgger (Ross et al., 2011): the policy so far (saved as ``dagger_<r>/``, so ``dagger_0/``
     is plain cloning) plays ``dagger_games`` games, the teacher labels each of its decisions, and
     the policy is fitted again on everything gathered. Plain cloning only sees the teacher's
     states, so the policy's own mistakes lead it where it never learned what to do."""
     start = time.time()
-    data = gather(cfg, 0, cfg.pretrain_games)
-    print(
-        f"imitation: {len(data[0])} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
-        f"({time.time() - start:.0f} s)"
-    )
+    parts = []
+    if cfg.pretrain_games:
+        parts.append(gather(cfg, 0, cfg.pretrain_games))
+        print(
+            f"imitation: {len(parts[-1][0])} decisions of {cfg.pretrain_teacher} in {cfg.pretrain_games} games "
+            f"({time.time() - start:.0f} s)"
+        )
+    if cfg.pretrain_replays:
+        parts.append(person_decisions(cfg))
+        print(f"imitation: {len(parts[-1][0])} decisions of people in the replays of {cfg.pretrain_replays}")
+    data = [np.concatenate([part[i] for part in parts]) for i in range(4)]
     fit(model, cfg, data, cfg.pretrain_epochs, "imitation")
     for r in range(cfg.dagger_rounds):
         player = export_bot(model, cfg, run_dir / f"dagger_{r}")  # the policy that plays round r
@@ -315,7 +367,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
                 "activation_fn": torch_activation(cfg.activation),
             },
         )
-        if cfg.pretrain_games:
+        if cfg.pretrain_games or cfg.pretrain_replays:
             imitate(model, cfg, run_dir)
             export_bot(model, cfg, run_dir / "imitation")  # the warm start alone, to compare with
             save_resume(model, cfg, run_dir)  # a kill from here on keeps the imitation

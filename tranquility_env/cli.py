@@ -1,5 +1,5 @@
-"""The ``tranquility`` command: ``play`` and ``replay`` (the ``play`` extra); ``train``, ``mappo``,
-``distill`` and ``evaluate`` (the ``train`` extra); ``rllib`` (the ``rllib`` extra)."""
+"""The ``tranquility`` command: ``play`` and ``replay`` (the ``play`` extra); ``serve`` (the ``web``
+extra); ``train``, ``mappo``, ``distill`` and ``evaluate`` (the ``train`` extra); ``rllib``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ COMMANDS = {  # command -> (module, function, the extra it needs)
     "evaluate": ("tranquility_env.training.evaluate", "main", "train"),
     "play": ("tranquility_env.play", "main", "play"),
     "replay": ("tranquility_env.play", "replay_main", "play"),
+    "serve": ("tranquility_env.web.app", "main", "web"),
 }
 
 
@@ -32,3 +33,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         raise SystemExit(2) from None
     getattr(module, function)(argv[1:])
+
+
+if __name__ == "__main__":
+    main()

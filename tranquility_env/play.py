@@ -23,43 +23,12 @@ from rich.text import Text
 from tranquility_env import render
 from tranquility_env.arena import bot_action
 from tranquility_env.bots import Bot, make_bot, resolve
-from tranquility_env.replay import ReplayWriter, games, read
+from tranquility_env.describe import cost, public
+from tranquility_env.replay import ReplayWriter, read
 from tranquility_env.rules import actions
-from tranquility_env.rules import mountain as mrules
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import ONGOING, Game, IllegalMove
 from tranquility_env.views import seat_view
-
-
-def cost(game: Game, action: int) -> str:
-    """What a move costs, in cards paid or discarded, as the player sees it before choosing."""
-    kind, x, y = actions.DECODE[action]
-    if kind == actions.PLAY:
-        penalty = mrules.play_penalty(game.mountain, x, y)
-        return f"pays {penalty}" if penalty else "free"
-    if kind == actions.MOVE:
-        penalty = mrules.move_penalty(game.mountain, game.moving_card, y, game.config.campfire_move_pays)
-        return f"pays {penalty}" if penalty else "free"
-    return {
-        actions.PLAY_BRIDGE: "free",
-        actions.PLAY_SUMMIT: "wins the game",
-        actions.CAMP: "free, then the card moves up",
-        actions.DISCARD: "2 cards",
-        actions.PAY: "this card",
-        actions.ROPE: "the hand goes back, a new one is drawn",
-        actions.HERD: "1 card per step",
-        actions.STEP: "1 card",
-        actions.STOP: "ends the turn",
-    }[kind]
-
-
-def public(move: str) -> str:
-    """A bot's move as the other seats see it: discards and payments are face down (T5)."""
-    if move.startswith("discard "):
-        return "discards two cards"
-    if move.startswith("pay "):
-        return "pays a card"
-    return move
 
 
 def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[dict[int, Bot], list[str]]:
@@ -207,10 +176,12 @@ def replay_main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     console = Console(no_color=args.no_color, highlight=False)
     try:
-        header, moves, end = read(args.file)
-        seat = args.seat if args.seat is not None else (header.get("human") or 0)
-        steps = games(args.file)
-        for number, (mover, move, game) in enumerate(steps, start=1):
+        replay = read(args.file)
+        moves, end = replay.moves, replay.end
+        seat = args.seat if args.seat is not None else (replay.header.get("human") or 0)
+        positions = replay.games()
+        next(positions)  # the deal, before the first move
+        for number, ((mover, move, _), game) in enumerate(zip(moves, positions, strict=True), start=1):
             console.print(f"\nmove {number}/{len(moves)}: seat {mover}: {move if mover == seat else public(move)}")
             console.print(render.table(seat_view(game, seat)))
             if args.delay is not None:

@@ -1,19 +1,52 @@
 """Replay files: one game as JSON lines.
 
-The first line is the header ``{"replay": 1, "config": {...}, "seed": N, "seats": [...],
+The first line is the header ``{"replay": 2, "config": {...}, "seed": N, "seats": [...],
 "human": S}``, then one line per move ``{"seat": s, "move": "play G7 r1c1"}`` (RULES.md N2), and a
 last line ``{"end": "won" | "lost" | "quit"}`` when the game stopped. ``Game.new(config, seed)``
 plus the moves rebuilds every position: ``load_game`` resumes the last one.
+
+Version 2 adds, on a bot's move, what the bot weighed: ``"why": {"kind": "policy" | "search" |
+"value model", "top": [[move, number], ...]}`` (probabilities for a policy, mean rollout scores
+for a search, costs for the heuristic's value model; best first). Version 1 files, which have
+no ``why``, still read.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import Game, IllegalMove
+
+VERSION = 2
+READS = (1, 2)
+ENDS = ("won", "lost", "quit")
+
+
+@dataclass
+class Replay:
+    """A replay file's content: the header, the moves (seat, move, what the bot weighed or None)
+    and how it ended (None while the game went on)."""
+
+    header: dict[str, Any]
+    moves: list[tuple[int, str, dict[str, Any] | None]] = field(default_factory=list)
+    end: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.end in ("won", "lost")
+
+    def games(self) -> Iterator[Game]:
+        """The position before the first move, then after each move (the same ``Game`` object)."""
+        game = Game.new(Config.from_dict(self.header["config"]), self.header["seed"])
+        yield game
+        for _, move, _ in self.moves:
+            game.apply(move)
+            yield game
 
 
 class ReplayWriter:
@@ -23,10 +56,10 @@ class ReplayWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: TextIO = self.path.open("w")
-        self._write({"replay": 1, "config": config.to_dict(), "seed": seed, "seats": seats, "human": human})
+        self._write({"replay": VERSION, "config": config.to_dict(), "seed": seed, "seats": seats, "human": human})
 
-    def move(self, seat: int, move: str) -> None:
-        self._write({"seat": seat, "move": move})
+    def move(self, seat: int, move: str, why: dict[str, Any] | None = None) -> None:
+        self._write({"seat": seat, "move": move, **({"why": why} if why else {})})
 
     def end(self, how: str) -> None:
         self._write({"end": how})
@@ -37,52 +70,65 @@ class ReplayWriter:
         self._file.flush()
 
 
-def read(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, str]], str | None]:
-    """(header, [(seat, move)], end) of a replay file; ``ValueError`` naming a bad line."""
-    header, moves, end = None, [], None
-    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
+def parse(text: str, name: str = "replay") -> Replay:
+    """A replay from its text, every move checked by replaying it; ``ValueError`` naming the bad
+    line (``name``:line) and what is wrong with it."""
+    replay: Replay | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise ValueError(f"{path}:{number}: not JSON ({err})") from None
+            raise ValueError(f"{name}:{number}: not JSON ({err})") from None
         if number == 1:
-            if (
-                not isinstance(record, dict)
-                or record.get("replay") != 1
-                or "config" not in record
-                or "seed" not in record
-            ):
-                raise ValueError(f"{path}:1: not a replay header (needs replay: 1, config and seed)")
-            header = record
-        elif isinstance(record, dict) and set(record) == {"seat", "move"}:
-            moves.append((record["seat"], record["move"]))
-        elif isinstance(record, dict) and set(record) == {"end"}:
-            end = record["end"]
+            replay = Replay(_header(record, name))
+        elif replay.end is not None:
+            raise ValueError(f"{name}:{number}: nothing may follow the end line")
+        elif isinstance(record, dict) and set(record) in ({"seat", "move"}, {"seat", "move", "why"}):
+            replay.moves.append((record["seat"], record["move"], record.get("why")))
+        elif isinstance(record, dict) and set(record) == {"end"} and record["end"] in ENDS:
+            replay.end = record["end"]
         else:
-            raise ValueError(f"{path}:{number}: expected {{seat, move}} or {{end}}, got {line[:80]!r}")
-    if header is None:
-        raise ValueError(f"{path}: empty replay file")
-    return header, moves, end
+            raise ValueError(f"{name}:{number}: expected {{seat, move[, why]}} or {{end}}, got {line[:80]!r}")
+    if replay is None:
+        raise ValueError(f"{name}: empty replay file")
+    _check_moves(replay, name)
+    return replay
 
 
-def games(path: str | Path):
-    """The game after each move of a replay: yields (seat, move, game), the same Game object."""
-    header, moves, _ = read(path)
-    game = Game.new(Config.from_dict(header["config"]), header["seed"])
-    for i, (seat, move) in enumerate(moves, start=2):
-        if seat != game.current:
-            raise ValueError(f"{path}:{i}: seat {seat} moves, but seat {game.current} is to act")
-        try:
-            game.apply(move)
-        except IllegalMove as err:
-            raise ValueError(f"{path}:{i}: {err}") from None
-        yield seat, move, game
+def read(path: str | Path) -> Replay:
+    """``parse`` of a file."""
+    return parse(Path(path).read_text(), str(path))
 
 
 def load_game(path: str | Path) -> Game:
     """The position at the end of a replay, to resume it."""
-    header, _, _ = read(path)
-    game = Game.new(Config.from_dict(header["config"]), header["seed"])
-    for _, _, after in games(path):
-        game = after
+    game = None
+    for game in read(path).games():  # noqa: B007 (the last one is wanted)
+        pass
     return game
+
+
+def _header(record: Any, name: str) -> dict[str, Any]:
+    if not isinstance(record, dict) or record.get("replay") not in READS or "config" not in record:
+        raise ValueError(f"{name}:1: not a replay header (needs replay: 1 or 2, config and seed)")
+    seed = record.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"{name}:1: the header's seed must be an integer, got {seed!r}")
+    try:
+        Config.from_dict(record["config"])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{name}:1: bad config ({err})") from None
+    return record
+
+
+def _check_moves(replay: Replay, name: str) -> None:
+    game = Game.new(Config.from_dict(replay.header["config"]), replay.header["seed"])
+    for line, (seat, move, _) in enumerate(replay.moves, start=2):
+        if seat != game.current:
+            raise ValueError(f"{name}:{line}: seat {seat} moves, but seat {game.current} is to act")
+        try:
+            game.apply(move)
+        except IllegalMove as err:
+            raise ValueError(f"{name}:{line}: {err}") from None
+    if replay.finished and game.status != replay.end:
+        raise ValueError(f"{name}: the end line says {replay.end!r}, but the moves end the game {game.status!r}")

@@ -247,12 +247,25 @@ class ValueModel:
         return (mrules.difference(card, mrules.left_reference(self.mountain, p - 1)) + 1) // 2  # 0 with no reference
 
     # --- choosing
+    def by_kind(self) -> dict[int, list[int]]:
+        """The legal actions grouped by kind (``actions.PLAY``, ...)."""
+        out: dict[int, list[int]] = {}
+        for a in self.legal:
+            out.setdefault(actions.DECODE[a][0], []).append(a)
+        return out
+
+    def weighed(self) -> list[tuple[float, int]]:
+        """(cost, action) of every option the value model weighs, cheapest first; empty for a
+        sub-decision or the Summit, which it does not weigh (``ranked`` has the move it takes)."""
+        by_kind = self.by_kind()
+        if by_kind.keys() & _SUB_DECISIONS or actions.PLAY_SUMMIT in by_kind:
+            return []
+        return sorted(self.options(by_kind))
+
     def ranked(self) -> list[int]:
         """The actions worth considering, best first: one for a sub-decision or the Summit, else
         every option the value model weighs, cheapest first."""
-        by_kind: dict[int, list[int]] = {}
-        for a in self.legal:
-            by_kind.setdefault(actions.DECODE[a][0], []).append(a)
+        by_kind = self.by_kind()
         if by_kind.keys() & _SUB_DECISIONS:  # a pending payment, campfire move or herd
             if actions.PAY in by_kind:
                 payable = [actions.DECODE[a][1] for a in by_kind[actions.PAY]]

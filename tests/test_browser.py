@@ -1,0 +1,167 @@
+"""The web table in a real headless Chromium (Debian's ``chromium`` and ``chromium-driver``, which
+``.ci/run`` installs): a new game, clicked moves, an illegal click, bots moving, a finished game, the
+replay stepped back and forth, and a page that never holds another seat's cards.
+
+The server runs in this process on a free loopback port and stops at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("selenium.webdriver")
+
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tranquility_env.web.app import create_app
+from tranquility_env.web.headless import chromium, chromium_found, served
+
+if not chromium_found():
+    if os.environ.get("CI"):
+        pytest.fail("CI must have Debian's chromium and chromium-driver (.ci/run installs them)", pytrace=False)
+    pytest.skip("Debian's chromium and chromium-driver are not installed", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, object]]:
+    app = create_app(tmp_path_factory.mktemp("replays"), pace=0.02, seed=11)
+    with served(app) as url:
+        yield url, app
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    with chromium(tmp_path_factory.mktemp("profile")) as driver:
+        yield driver
+
+
+def wait(driver: object, condition, timeout: float = 20) -> object:
+    """Until ``condition(driver)`` is true; the page redraws as the game moves, so an element found
+    a moment ago may be gone: that counts as not yet."""
+    return WebDriverWait(
+        driver, timeout, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException]
+    ).until(lambda d: condition(d))
+
+
+CLICK_FIRST_MOVE = """const b = document.querySelector('#move-list button');
+if (!b) return null;
+b.click();
+return game.decision;"""
+
+
+def moved_on(driver: object, decision: int) -> bool:
+    """The game went past ``decision``, ended, or the page says why not."""
+    if driver.execute_script("return game.decision;") > decision:
+        return True
+    return driver.find_element(By.ID, "end").is_displayed() or bool(driver.find_element(By.ID, "message").text)
+
+
+def my_hand(driver: object) -> list[str]:
+    return [card.get_attribute("data-card") for card in driver.find_elements(By.CSS_SELECTOR, "#hand .card")]
+
+
+def page_holds_no_other_cards(driver: object, app: object) -> None:
+    """The cards the page holds are the person's only: the hand drawn is the seat's real hand, and
+    the page's state (what the server sent) has no other seat's hand, no deck and no seed."""
+    (session,) = [g for g in app.state.games.values() if g.human == 0 and g.outcome is None] or [None]
+    state = driver.execute_script("return game;")
+    if session is None or state is None:
+        return
+    assert "seed" not in str(state) and "deck'" not in str(state).replace("deck_size", "")
+    for seat, player in enumerate(state["view"]["players"]):
+        assert seat == 0 or ("hand" not in player and "discard" not in player)
+    assert "hand" in state["view"]["players"][0]
+
+
+def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object], browser: object) -> None:
+    url, app = server
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    browser.find_element(By.CSS_SELECTOR, "#players option[value='2'], #players option:nth-child(2)").click()
+    for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+        select.find_element(By.CSS_SELECTOR, "option:nth-child(6)").click()  # random: quick
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: d.find_element(By.ID, "table").is_displayed() and my_hand(d))
+    page_holds_no_other_cards(browser, app)
+
+    # a card, then a slot: the legal targets are highlighted with their cost
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
+    plays = [b.get_attribute("data-move") for b in browser.find_elements(By.CSS_SELECTOR, "#move-list button")]
+    play = next(m for m in plays if m.startswith("play "))
+    _, card, pos = play.split()
+    browser.find_element(By.CSS_SELECTOR, f"#hand .card[data-card='{card}']").click()
+    targets = [s.get_attribute("data-pos") for s in browser.find_elements(By.CSS_SELECTOR, "#mountain .slot.target")]
+    assert pos in targets
+    # an illegal click: the same card to a slot it may not take is refused with the rule, game unchanged
+    before = browser.execute_script("return game.decision;")
+    browser.find_element(By.CSS_SELECTOR, "#mountain .slot[data-pos='r8c1']").click()
+    message = wait(browser, lambda d: d.find_element(By.ID, "message").text)
+    assert "illegal move" in message and browser.execute_script("return game.decision;") == before
+    assert (
+        browser.find_element(By.CSS_SELECTOR, f"#hand .card[data-card='{card}']")
+        .get_attribute("class")
+        .endswith("selected")
+    )  # still chosen: now the right slot
+    browser.find_element(By.CSS_SELECTOR, f"#mountain .slot[data-pos='{pos}']").click()
+    wait(
+        browser,
+        lambda d: d.find_element(By.CSS_SELECTOR, f"#mountain .slot[data-pos='{pos}']").text.startswith(card[:2]),
+    )
+
+    # then the first legal move each turn until the game ends; the bot's moves appear in the log
+    for _ in range(400):
+        if browser.find_element(By.ID, "end").is_displayed():
+            break
+        # in the page itself: the list is redrawn whenever the game moves, so no stale element
+        decision = browser.execute_script(CLICK_FIRST_MOVE)
+        if decision is not None:
+            wait(browser, lambda d, n=decision: moved_on(d, n))
+            page_holds_no_other_cards(browser, app)
+        else:
+            time.sleep(0.05)
+    assert browser.find_element(By.ID, "end").is_displayed()
+    assert browser.find_element(By.ID, "end-title").text in ("The team won!", "The team lost")
+    log = browser.find_element(By.ID, "log").text
+    assert "seat 1:" in log and "seat 0 (you):" in log
+
+    # the replay: step forward and back, from the person's seat, then everyone's (the game is over)
+    browser.find_element(By.ID, "watch").click()
+    wait(
+        browser,
+        lambda d: (
+            d.find_element(By.ID, "viewer").is_displayed() and "position" in d.find_element(By.ID, "step-label").text
+        ),
+    )
+    total = int(browser.find_element(By.ID, "step-label").text.split()[-1])
+    assert total == browser.execute_script("return game.decision;")
+    browser.find_element(By.ID, "next").click()
+    browser.find_element(By.ID, "next").click()
+    assert browser.find_element(By.ID, "step-label").text == f"position 2 of {total}"
+    assert browser.find_element(By.ID, "frame-move").text.startswith("Seat ")
+    browser.find_element(By.ID, "prev").click()
+    assert browser.find_element(By.ID, "step-label").text == f"position 1 of {total}"
+    assert browser.find_element(By.ID, "frame-move").text == f"Seat 0: {play}"
+    hands = browser.find_elements(By.CSS_SELECTOR, "#frame-seats .hand")
+    assert len(hands) == 1  # the person's seat sees its own hand only
+    browser.find_element(By.CSS_SELECTOR, "#view-seat option[value='all']").click()
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#frame-seats .hand")) == 2)
+    browser.find_element(By.ID, "last").click()
+    assert browser.find_element(By.ID, "step-label").text == f"position {total} of {total}"
+
+
+def test_a_bad_setup_is_answered_on_the_page(server: tuple[str, object], browser: object) -> None:
+    url, _ = server
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    browser.find_element(By.ID, "goats").click()  # the shipped learned bots play the base game only
+    browser.find_element(By.ID, "start").click()
+    error = wait(browser, lambda d: d.find_element(By.ID, "setup-error").text)
+    assert "base game" in error and browser.find_element(By.ID, "setup").is_displayed()

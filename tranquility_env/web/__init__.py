@@ -1,0 +1,1 @@
+"""Play in the browser: ``tranquility serve`` (the ``web`` extra), a table and a replay viewer."""

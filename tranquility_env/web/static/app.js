@@ -1,0 +1,377 @@
+// The page of `tranquility serve`: draws what the server sends for the person's seat and sends
+// the moves they click. It never holds more than that seat may know: the server sends no other
+// hand, no deck and no seed.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const ROW_SLOTS = { 1: 9, 2: 8, 3: 7, 4: 6, 5: 5, 6: 4, 7: 3, 8: 2, 9: 1 };
+let options = null;
+let game = null; // the last state the server sent
+let seen = 0; // events already in the log
+let selected = []; // cards of the hand chosen for the next move
+let discarding = false;
+let poller = null;
+
+async function api(path, body) {
+  const init = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body) };
+  const response = await fetch(path, init);
+  const data = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
+  if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+  return data;
+}
+
+// ---------------------------------------------------------------- cards and the mountain
+function cardClass(name) {
+  if (name === "BRIDGE") return "card bridge";
+  if (name === "SUMMIT") return "card summit";
+  if (name === "ROPE") return "card rope";
+  if (name.startsWith("CAMP-")) return `card camp ${name.slice(5)}`;
+  return `card ${name[0]}`;
+}
+
+function cardLabel(name) {
+  if (name === "BRIDGE") return "==";
+  if (name === "SUMMIT") return "▲";
+  if (name === "ROPE") return "rope";
+  if (name.startsWith("CAMP-")) return `^${name.slice(5)}`;
+  return name.endsWith("*") ? `${name.slice(0, -1)}<span class="goat-mark">🐐</span>` : name;
+}
+
+function drawMountain(box, view, targets, onSlot) {
+  box.innerHTML = "";
+  for (let r = 9; r >= 1; r--) {
+    const row = document.createElement("div");
+    row.className = "row";
+    const label = document.createElement("span");
+    label.className = "row-label";
+    label.textContent = r === 9 ? "" : r;
+    row.appendChild(label);
+    for (let c = 1; c <= ROW_SLOTS[r]; c++) {
+      const pos = `r${r}c${c}`;
+      const slot = document.createElement("div");
+      slot.dataset.pos = pos;
+      const card = view.mountain[pos];
+      slot.className = "slot" + (card ? " " + cardClass(card) : "");
+      if (card) slot.innerHTML = cardLabel(card);
+      const goats = (view.goats || {})[pos];
+      if (goats) slot.insertAdjacentHTML("beforeend", `<span class="goats">🐐${goats}</span>`);
+      if (targets && targets[pos] !== undefined) {
+        slot.classList.add("target");
+        slot.insertAdjacentHTML("beforeend", `<span class="cost">${targets[pos]}</span>`);
+      }
+      if (onSlot) slot.addEventListener("click", () => onSlot(pos));
+      row.appendChild(slot);
+    }
+    box.appendChild(row);
+  }
+}
+
+function drawModules(box, view) {
+  const parts = [];
+  const cfg = view.config;
+  if (view.panorama) {
+    view.panorama.objectives.forEach((seq, i) => {
+      parts.push(`<span class="objective${view.panorama.achieved[i] ? " done" : ""}">${seq.join("-")}</span>`);
+    });
+  }
+  if (cfg.green_path) parts.push("<span>Green Path: a green chain from row 1 to row 8 is needed</span>");
+  if (cfg.goats) parts.push(`<span>Goats: ${cfg.goats_needed} on row 8 are needed</span>`);
+  box.innerHTML = parts.join(" ");
+}
+
+function drawSeats(box, view, names, human, thinking) {
+  box.innerHTML = "";
+  view.players.forEach((p, s) => {
+    const div = document.createElement("div");
+    div.className = "seat" + (s === view.current && view.status === "ongoing" ? " current" : "");
+    div.dataset.seat = s;
+    const who = s === human ? "You" : names[s];
+    const think = s === thinking ? ' <span class="thinking">thinking</span>' : "";
+    div.innerHTML = `<div class="name">Seat ${s}: ${who}${think}</div>` +
+      `<div>hand ${p.hand_size} · deck ${p.deck_size} · discards ${p.discard_size}</div>`;
+    box.appendChild(div);
+  });
+}
+
+// ---------------------------------------------------------------- the person's moves
+function legal() { return game ? game.moves.map((m) => m.move) : []; }
+
+function targetsFor(card) {
+  const out = {};
+  for (const m of game.moves) {
+    const [verb, what, pos] = m.move.split(" ");
+    if ((verb === "play" || verb === "camp") && what === card) out[pos] = m.cost;
+    if (!card && (verb === "move" || verb === "step" || verb === "herd")) out[what] = m.cost;
+  }
+  return out;
+}
+
+async function send(move) {
+  $("message").textContent = "";
+  try {
+    const state = await api(`/api/games/${game.id}/moves`, { move, decision: game.decision });
+    selected = []; discarding = false;
+    show(state);
+  } catch (err) {
+    $("message").textContent = err.message;
+  }
+}
+
+function clickCard(card) {
+  const moves = legal();
+  if (moves.includes(`pay ${card}`)) return send(`pay ${card}`);
+  if (discarding) {
+    selected.push(card);
+    if (selected.length === 2) {
+      const pair = moves.find((m) => m.startsWith("discard ") && [...m.split(" ").slice(1)].sort().join() === [...selected].sort().join());
+      return send(pair || `discard ${selected[0]} ${selected[1]}`);
+    }
+  } else {
+    selected = selected[0] === card ? [] : [card];
+  }
+  drawTable();
+}
+
+function clickSlot(pos) {
+  if (!game || game.outcome) return;
+  const moves = legal();
+  if (selected.length === 1 && !discarding) {
+    const card = selected[0];
+    const verb = card.startsWith("CAMP-") ? "camp" : "play";
+    return send(`${verb} ${card} ${pos}`);
+  }
+  for (const verb of ["move", "step", "herd"]) {
+    if (moves.includes(`${verb} ${pos}`)) return send(`${verb} ${pos}`);
+  }
+  $("message").textContent = moves.length ? "Choose a card of your hand first, then a highlighted slot." : "It is not your turn.";
+}
+
+function drawActions() {
+  const box = $("actions");
+  box.innerHTML = "";
+  const moves = legal();
+  const add = (label, handler, enabled = true) => {
+    const b = document.createElement("button");
+    b.textContent = label; b.disabled = !enabled; b.addEventListener("click", handler);
+    box.appendChild(b);
+  };
+  if (moves.some((m) => m.startsWith("discard "))) {
+    add(discarding ? `Discarding: choose ${2 - selected.length} card(s)` : "Discard two", () => {
+      discarding = !discarding; selected = []; drawTable();
+    });
+  }
+  if (moves.includes("rope")) add("Use a rope", () => send("rope"));
+  if (moves.includes("stop")) add("Stop herding", () => send("stop"));
+  if (moves.some((m) => m.startsWith("pay "))) box.insertAdjacentHTML("beforeend", "<span>Pay: click a card of your hand.</span>");
+}
+
+function drawTable() {
+  const view = game.view;
+  const me = view.players[game.human];
+  const mine = game.moves.length > 0;
+  const card = selected.length === 1 && !discarding ? selected[0] : null;
+  drawMountain($("mountain"), view, mine ? targetsFor(card) : null, clickSlot);
+  drawModules($("modules"), view);
+  drawSeats($("seats"), view, game.seats, game.human, game.thinking);
+  const hand = $("hand");
+  hand.innerHTML = "";
+  const payable = legal().filter((m) => m.startsWith("pay ")).map((m) => m.slice(4));
+  (me.hand || []).forEach((name) => {
+    const b = document.createElement("div");
+    b.className = cardClass(name) + (selected.includes(name) ? " selected" : "") + (payable.includes(name) ? " payable" : "");
+    b.dataset.card = name;
+    b.innerHTML = cardLabel(name);
+    b.addEventListener("click", () => mine && clickCard(name));
+    hand.appendChild(b);
+  });
+  drawActions();
+  const list = $("move-list");
+  list.innerHTML = "";
+  for (const m of game.moves) {
+    const b = document.createElement("button");
+    b.textContent = `${m.move} (${m.cost})`;
+    b.dataset.move = m.move;
+    b.addEventListener("click", () => send(m.move));
+    list.appendChild(b);
+  }
+  const whose = view.current === game.human ? "Your turn" : `Seat ${view.current} (${game.seats[view.current]}) is to act`;
+  $("status").innerHTML = `Turn ${view.turn} · ${game.cards_on_mountain} of 44 cards on the mountain · ` +
+    (game.outcome ? `game over` : whose) + (game.thinking !== null ? ' · <span class="thinking">a bot is thinking</span>' : "");
+}
+
+function show(state) {
+  game = state;
+  for (const e of state.events) {
+    const li = document.createElement("li");
+    li.textContent = `seat ${e.seat}${e.seat === state.human ? " (you)" : ""}: ${e.text}`;
+    $("log").prepend(li);
+  }
+  seen = state.decision;
+  drawTable();
+  if (state.outcome) {
+    clearInterval(poller); poller = null;
+    $("end-title").textContent = state.outcome === "won" ? "The team won!" : state.outcome === "quit" ? "You left the game" : "The team lost";
+    $("end-text").textContent = `${state.cards_on_mountain} of 44 cards on the mountain after ${state.view.turn} turns. Saved as ${state.replay}.`;
+    $("end").hidden = false;
+  }
+}
+
+async function poll() {
+  if (!game || game.outcome) return;
+  try {
+    const state = await api(`/api/games/${game.id}?since=${seen}`);
+    if (state.decision !== game.decision || state.thinking !== game.thinking || state.outcome) show(state);
+  } catch (err) {
+    $("message").textContent = err.message;
+  }
+}
+
+// ---------------------------------------------------------------- setting up a game
+function fillSetup() {
+  const players = Number($("players").value);
+  $("seat").innerHTML = [...Array(players).keys()].map((s) => `<option value="${s}">${s}</option>`).join("");
+  drawBotChoices();
+}
+
+function drawBotChoices() {
+  const players = Number($("players").value);
+  const seat = Number($("seat").value);
+  const names = [...options.bots, ...options.checkpoints.map((c) => `policy:${c}`)];
+  const box = $("bot-seats");
+  box.innerHTML = "";
+  for (let s = 0; s < players; s++) {
+    if (s === seat) continue;
+    const label = document.createElement("label");
+    label.innerHTML = `Seat ${s} <select class="bot-choice" data-seat="${s}">` +
+      names.map((n) => `<option>${n}</option>`).join("") + "</select>";
+    box.appendChild(label);
+  }
+}
+
+async function start() {
+  $("setup-error").textContent = "";
+  const body = {
+    players: Number($("players").value), seat: Number($("seat").value),
+    bots: [...document.querySelectorAll(".bot-choice")].map((s) => s.value),
+    green_path: $("green-path").checked, panoramas: Number($("panoramas").value), goats: $("goats").checked,
+  };
+  try {
+    const state = await api("/api/games", body);
+    $("log").innerHTML = ""; seen = 0; selected = []; discarding = false;
+    $("setup").hidden = true; $("table").hidden = false; $("end").hidden = true;
+    $("pace").value = state.pace; $("pace-value").textContent = state.pace;
+    show(state);
+    poller = setInterval(poll, 250);
+  } catch (err) {
+    $("setup-error").textContent = err.message;
+  }
+}
+
+// ---------------------------------------------------------------- the replay viewer
+let replay = null; // {summary, frames}
+
+async function openReplay(promise) {
+  $("replay-error").textContent = "";
+  try {
+    const summary = await promise;
+    const seats = [...Array(summary.players).keys()].map((s) => `<option value="${s}">seat ${s}${s === summary.human ? " (the person)" : ""}</option>`);
+    if (summary.finished) seats.push('<option value="all">everyone (the game is over)</option>');
+    $("view-seat").innerHTML = seats.join("");
+    $("view-seat").value = summary.human ?? 0;
+    replay = { summary, frames: [] };
+    $("viewer").hidden = false;
+    await loadFrames();
+  } catch (err) {
+    $("replay-error").textContent = err.message;
+  }
+}
+
+async function loadFrames() {
+  const data = await api(`/api/replays/${replay.summary.id}/frames?seat=${$("view-seat").value}`);
+  replay.frames = data.frames;
+  $("step").max = data.frames.length - 1;
+  showFrame(Math.min(Number($("step").value), data.frames.length - 1));
+}
+
+function showFrame(k) {
+  const frame = replay.frames[k];
+  $("step").value = k;
+  $("step-label").textContent = `position ${k} of ${replay.frames.length - 1}`;
+  const view = frame.view;
+  $("frame-move").textContent = k === 0 ? "The deal" : `Seat ${frame.mover}: ${frame.move}`;
+  $("frame-why").innerHTML = frame.why ? `Weighed (${frame.why.kind}): ` +
+    frame.why.top.map(([m, v]) => `${m} <b>${v}</b>`).join(" · ") : "";
+  drawMountain($("frame-mountain"), view, null, null);
+  drawModules($("frame-modules"), view);
+  const box = $("frame-seats");
+  box.innerHTML = "";
+  const seats = replay.summary.seats || [];
+  view.players.forEach((p, s) => {
+    const div = document.createElement("div");
+    div.className = "seat" + (s === view.current ? " current" : "");
+    const hand = p.hand ? `<div class="hand">${p.hand.map((c) => `<div class="${cardClass(c)}">${cardLabel(c)}</div>`).join("")}</div>` : "";
+    const size = p.hand_size ?? (p.hand || []).length;
+    const deck = p.deck_size ?? (p.deck || []).length;
+    div.innerHTML = `<div class="name">Seat ${s}: ${seats[s] || ""}</div><div>hand ${size} · deck ${deck}</div>${hand}`;
+    box.appendChild(div);
+  });
+}
+
+async function listReplays() {
+  const data = await api("/api/replays");
+  $("replay-list").innerHTML = "";
+  for (const name of data.replays) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.textContent = name;
+    b.addEventListener("click", () => openReplay(api(`/api/replays/saved/${encodeURIComponent(name)}`, {})));
+    li.appendChild(b);
+    $("replay-list").appendChild(li);
+  }
+}
+
+function showTab(name) {
+  $("tab-play").classList.toggle("active", name === "play");
+  $("tab-replays").classList.toggle("active", name === "replays");
+  $("replays").hidden = name !== "replays";
+  $("setup").hidden = name !== "play" || (game && !game.outcome);
+  $("table").hidden = name !== "play" || !game || !!game.outcome;
+  if (name === "replays") listReplays();
+}
+
+// ---------------------------------------------------------------- wiring
+async function init() {
+  options = await api("/api/options");
+  $("players").innerHTML = [1, 2, 3, 4, 5].map((p) => `<option${p === options.players ? " selected" : ""}>${p}</option>`).join("");
+  $("panoramas").innerHTML = [0, 1, 2, 3, 4, 5].map((n) => `<option>${n}</option>`).join("");
+  fillSetup();
+  $("players").addEventListener("change", fillSetup);
+  $("seat").addEventListener("change", drawBotChoices);
+  $("start").addEventListener("click", start);
+  $("pace").addEventListener("change", async () => {
+    $("pace-value").textContent = $("pace").value;
+    if (game) await api(`/api/games/${game.id}/pace`, { pace: Number($("pace").value) }).catch(() => {});
+  });
+  $("leave").addEventListener("click", async () => { if (game) show(await api(`/api/games/${game.id}/quit`, {})); });
+  $("again").addEventListener("click", () => { game = null; $("end").hidden = true; $("table").hidden = true; $("setup").hidden = false; });
+  $("watch").addEventListener("click", () => {
+    const name = game.replay;
+    $("end").hidden = true; showTab("replays");
+    openReplay(api(`/api/replays/saved/${encodeURIComponent(name)}`, {}));
+  });
+  $("tab-play").addEventListener("click", () => showTab("play"));
+  $("tab-replays").addEventListener("click", () => showTab("replays"));
+  $("replay-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    if (file) openReplay(api("/api/replays", await file.text()));
+  });
+  $("view-seat").addEventListener("change", loadFrames);
+  $("step").addEventListener("input", () => showFrame(Number($("step").value)));
+  $("first").addEventListener("click", () => showFrame(0));
+  $("prev").addEventListener("click", () => showFrame(Math.max(0, Number($("step").value) - 1)));
+  $("next").addEventListener("click", () => showFrame(Math.min(replay.frames.length - 1, Number($("step").value) + 1)));
+  $("last").addEventListener("click", () => showFrame(replay.frames.length - 1));
+}
+
+init();
