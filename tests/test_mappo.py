@@ -122,3 +122,41 @@ def test_mappo_refuses_a_starting_actor_made_for_another_run(tmp_path: Path, ove
     settings = {"players": 2, "hidden": [16], "activation": "tanh", "init_actor": str(start), **override}
     with pytest.raises(ValueError, match=message):
         MappoConfig(**settings)
+
+
+def test_ippo_gives_each_seats_critic_its_own_observation_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from tranquility_env import TeamEnv, encoding
+    from tranquility_env.training import mappo
+
+    envs = [TeamEnv(players=3), TeamEnv(players=3)]
+    obs = np.stack([env.reset(seed=s)[0] for s, env in enumerate(envs)])
+    envs[1].step(int(np.flatnonzero(envs[1].action_masks())[0]))
+    obs[1] = encoding.observation(envs[1].game, envs[1].game.current)
+    local = mappo.critic_inputs(mappo.IppoConfig(players=3), envs, obs)
+    assert np.array_equal(local, obs)
+    central = mappo.critic_inputs(mappo.MappoConfig(players=3), envs, obs)
+    for row, env in zip(central, envs, strict=True):  # the full state, then which seat acts
+        assert np.array_equal(row[: encoding.STATE_SIZE], encoding.state(env.game))
+        assert np.flatnonzero(row[encoding.STATE_SIZE :]).tolist() == [env.game.current]
+    with pytest.raises(ValueError, match="'critic' must be one of"):
+        mappo.MappoConfig(critic="both")
+
+    monkeypatch.chdir(tmp_path)
+    mappo.ippo_main(
+        [
+            "players=2",
+            "total_steps=64",
+            "num_envs=2",
+            "num_steps=16",
+            "hidden=[16]",
+            "critic_hidden=[16]",
+            "eval_games=2",
+            "final_eval_games=2",
+        ]
+    )
+    run = tmp_path / "checkpoints" / "p2_ippo"
+    assert PolicyBot.load(str(run / "final")).about["trainer"] == "IPPO"
+    critic = torch.load(run / "resume.pt", weights_only=True)["critic"]
+    assert critic["net.0.0.weight"].shape[1] == encoding.OBSERVATION_SIZE

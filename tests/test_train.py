@@ -173,11 +173,17 @@ def test_config_files_are_one_per_trainer_and_valid_at_every_player_count() -> N
     """As a fresh clone has them: nothing stands in for a checkpoint the clone lacks."""
     from tranquility_env.training.common import load_config
     from tranquility_env.training.distill import DistillConfig
-    from tranquility_env.training.mappo import MappoConfig
+    from tranquility_env.training.mappo import IppoConfig, MappoConfig
     from tranquility_env.training.rllib_train import RllibConfig
     from tranquility_env.training.train import TrainConfig
 
-    trainers = {"train": TrainConfig, "mappo": MappoConfig, "rllib": RllibConfig, "distill": DistillConfig}
+    trainers = {
+        "train": TrainConfig,
+        "mappo": MappoConfig,
+        "ippo": IppoConfig,
+        "rllib": RllibConfig,
+        "distill": DistillConfig,
+    }
     files = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
     assert sorted(path.stem for path in files) == sorted(trainers)
     for path in files:

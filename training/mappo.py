@@ -1,4 +1,4 @@
-"""MAPPO, PPO with a centralized critic: ``tranquility mappo [--config configs/mappo.yaml] [key=value ...]``.
+"""MAPPO and IPPO: ``tranquility mappo|ippo [--config configs/mappo.yaml|ippo.yaml] [key=value ...]``.
 
 CleanRL style, one file read top to bottom: the config, the networks, many ``TeamEnv`` copies
 stepped together, GAE on a normalised value target, minibatched PPO updates, charts and
@@ -6,7 +6,9 @@ checkpoints. The actor is shared by every policy seat and sees only its seat's o
 (masked logits); the critic sees the full-information global state (``encoding.state``: every
 hand and deck) and which seat acts, as in MAPPO (Yu et al., 2022). Cooperative play under
 partial observability is where such a critic pays off: it judges positions by what is really
-in the hands, while the actor stays decentralized.
+in the hands, while the actor stays decentralized. ``critic=local`` (``tranquility ippo``) gives
+each seat's critic that seat's observation alone, as in IPPO (de Witt et al., 2020): the
+baseline that tells what the global state adds.
 
 ``init_actor`` starts the actor from a bot checkpoint (say an imitation bot of ``train.py``),
 and ``critic_warmup`` trains the fresh critic alone for that many updates first: its first
@@ -44,8 +46,11 @@ from tranquility_env.training.common import (
     trainer_parser,
 )
 
-
 # ------------------------------------------------------------------------------ the config
+# What the critic sees -> its input size: the global state and the acting seat, or the seat's observation.
+CRITICS = {"global": encoding.STATE_SIZE + encoding.MAX_PLAYERS, "local": encoding.OBSERVATION_SIZE}
+
+
 @dataclass
 class MappoConfig(RunConfig):
     """The shared run fields (``common.RunConfig``) and MAPPO's own."""
@@ -60,6 +65,9 @@ class MappoConfig(RunConfig):
     max_grad_norm: float = 0.5
     init_actor: str = ""  # a bot checkpoint the actor starts from (its game, hidden and activation)
     critic_warmup: int = 0  # first updates that train the critic alone, so a started actor keeps its play
+    critic: str = (
+        "global"  # what the critic sees: "global" (the full state: MAPPO) or "local" (the seat's observation: IPPO)
+    )
 
     AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "num_envs", "num_steps", "num_minibatches", "update_epochs")
 
@@ -67,6 +75,8 @@ class MappoConfig(RunConfig):
         super().__post_init__()
         if self.critic_warmup < 0:
             raise ValueError("train config 'critic_warmup' must be at least 0")
+        if self.critic not in CRITICS:
+            raise ValueError(f"train config 'critic' must be one of {list(CRITICS)}, got {self.critic!r}")
         if self.init_actor:
             starting_actor(self)  # refuses a missing, damaged or mismatched checkpoint before any training
 
@@ -118,11 +128,11 @@ def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 class Critic(nn.Module):
-    """Global state + acting seat (one-hot) -> normalised value."""
+    """What the critic sees (``CRITICS``) -> normalised value."""
 
-    def __init__(self, hidden: list[int], activation: str) -> None:
+    def __init__(self, inputs: int, hidden: list[int], activation: str) -> None:
         super().__init__()
-        layers = mlp([encoding.STATE_SIZE + encoding.MAX_PLAYERS, *hidden], activation)
+        layers = mlp([inputs, *hidden], activation)
         self.net = nn.Sequential(layers, nn.Linear(hidden[-1], 1))
 
     def forward(self, state: torch.Tensor) -> torch.Tensor:
@@ -149,10 +159,13 @@ class ValueNorm:
         return x * np.sqrt(self.var + 1e-8) + self.mean
 
 
-def critic_input(env: TeamEnv) -> np.ndarray:
-    seat = np.zeros(encoding.MAX_PLAYERS, dtype=np.float32)
-    seat[env.game.current] = 1
-    return np.concatenate([encoding.state(env.game), seat])
+def critic_inputs(cfg: MappoConfig, envs: list[TeamEnv], obs: np.ndarray) -> np.ndarray:
+    """What the critic sees in each env: the acting seat's observation ``obs`` (IPPO), or the
+    global state and which seat acts (MAPPO)."""
+    if cfg.critic == "local":
+        return obs
+    seats = np.eye(encoding.MAX_PLAYERS, dtype=np.float32)[[env.game.current for env in envs]]
+    return np.concatenate([np.stack([encoding.state(env.game) for env in envs]), seats], axis=1)
 
 
 # ------------------------------------------------------------------------------ the loop
@@ -160,7 +173,8 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     torch.manual_seed(cfg.seed)
     run_dir = Path(cfg.checkpoints_dir) / cfg.run
     run_dir.mkdir(parents=True, exist_ok=True)
-    actor, critic, norm = Actor(cfg.hidden, cfg.activation), Critic(cfg.critic_hidden, cfg.activation), ValueNorm()
+    actor, norm = Actor(cfg.hidden, cfg.activation), ValueNorm()
+    critic = Critic(CRITICS[cfg.critic], cfg.critic_hidden, cfg.activation)
     optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5)
     global_step = 0
     if cfg.init_actor and not resume:
@@ -195,7 +209,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         (run_dir / "resume.tmp.pt").replace(run_dir / "resume.pt")  # atomic
 
     def export(name: str) -> Path:
-        return export_actor(list(actor.body[::2]), actor.head, cfg, run_dir / name, global_step, "MAPPO")
+        return export_actor(list(actor.body[::2]), actor.head, cfg, run_dir / name, global_step, TRAINERS[cfg.critic])
 
     # Many env copies, stepped together; teammate seats are played inside each env's step.
     envs = []
@@ -206,7 +220,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     T, N = cfg.num_steps, cfg.num_envs
     b_obs = np.zeros((T, N, encoding.OBSERVATION_SIZE), dtype=np.float32)
     b_mask = np.zeros((T, N, actions.N_ACTIONS), dtype=bool)
-    b_state = np.zeros((T, N, encoding.STATE_SIZE + encoding.MAX_PLAYERS), dtype=np.float32)
+    b_state = np.zeros((T, N, CRITICS[cfg.critic]), dtype=np.float32)
     b_action, b_logprob = np.zeros((T, N), dtype=np.int64), np.zeros((T, N), dtype=np.float32)
     b_reward, b_done, b_value = (np.zeros((T, N), dtype=np.float32) for _ in range(3))
 
@@ -221,7 +235,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         for t in range(T):
             b_obs[t] = obs
             b_mask[t] = np.stack([env.action_masks() for env in envs])
-            b_state[t] = np.stack([critic_input(env) for env in envs])
+            b_state[t] = critic_inputs(cfg, envs, obs)
             with torch.no_grad():
                 logits = actor(torch.as_tensor(obs), torch.as_tensor(b_mask[t]))
                 dist = torch.distributions.Categorical(logits=logits)
@@ -240,7 +254,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
 
         # --- GAE on the denormalised values; the critic then learns the normalised returns
         with torch.no_grad():
-            next_value = norm.denormalize(critic(torch.as_tensor(np.stack([critic_input(e) for e in envs])))).numpy()
+            next_value = norm.denormalize(critic(torch.as_tensor(critic_inputs(cfg, envs, obs)))).numpy()
         advantages = np.zeros((T, N), dtype=np.float32)
         last = np.zeros(N, dtype=np.float32)
         for t in reversed(range(T)):
@@ -312,8 +326,20 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     return final
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = trainer_parser("tranquility mappo", __doc__, resume_file="resume.pt")
+@dataclass
+class IppoConfig(MappoConfig):
+    """MAPPO's config with each seat's critic on that seat's observation alone."""
+
+    RUN_SUFFIX = "_ippo"
+    critic: str = "local"
+
+
+TRAINERS = {"global": "MAPPO", "local": "IPPO"}
+
+
+def main(argv: list[str] | None = None, kind: type[MappoConfig] = MappoConfig) -> None:
+    name = "ippo" if kind is IppoConfig else "mappo"
+    parser = trainer_parser(f"tranquility {name}", __doc__, resume_file="resume.pt")
     # Not a config key: it changes the speed, not the run (a rerun with the same thread count
     # gives the same weights; another count may round sums differently).
     parser.add_argument(
@@ -323,7 +349,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.threads < 1:
         parser.error(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
-    run_trainer(parser, args.config, args.overrides, MappoConfig, lambda cfg: train(cfg, resume=args.resume))
+    run_trainer(parser, args.config, args.overrides, kind, lambda cfg: train(cfg, resume=args.resume))
+
+
+def ippo_main(argv: list[str] | None = None) -> None:
+    """``tranquility ippo``: ``main`` with ``IppoConfig``."""
+    main(argv, IppoConfig)
 
 
 if __name__ == "__main__":

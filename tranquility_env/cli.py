@@ -1,5 +1,5 @@
 """The ``tranquility`` command: ``play`` and ``replay`` (the ``play`` extra); ``serve`` (the ``web``
-extra); ``train``, ``mappo``, ``distill`` and ``evaluate`` (the ``train`` extra); ``rllib``."""
+extra); ``train``, ``mappo``, ``ippo``, ``distill`` and ``evaluate`` (the ``train`` extra); ``rllib``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 COMMANDS = {  # command -> (module, function, the extra it needs)
     "train": ("tranquility_env.training.train", "main", "train"),
     "mappo": ("tranquility_env.training.mappo", "main", "train"),
+    "ippo": ("tranquility_env.training.mappo", "ippo_main", "train"),
     "distill": ("tranquility_env.training.distill", "main", "train"),
     "rllib": ("tranquility_env.training.rllib_train", "main", "train,rllib"),
     "evaluate": ("tranquility_env.training.evaluate", "main", "train"),
