@@ -160,3 +160,43 @@ def test_ippo_gives_each_seats_critic_its_own_observation_only(tmp_path: Path, m
     assert PolicyBot.load(str(run / "final")).about["trainer"] == "IPPO"
     critic = torch.load(run / "resume.pt", weights_only=True)["critic"]
     assert critic["net.0.0.weight"].shape[1] == encoding.OBSERVATION_SIZE
+
+
+def test_the_sparse_legal_only_actor_is_the_dense_masked_network() -> None:
+    """Same weights, same positions (every module on): the same log-probability of every legal
+    action, the same entropy and the same gradients as the dense network with masked logits."""
+    import torch
+
+    from tranquility_env import Game, encoding
+    from tranquility_env.training.mappo import Actor, legal_ids
+
+    torch.manual_seed(0)
+    actor = Actor([32, 16], "relu")
+    with torch.no_grad():
+        actor.head.weight.normal_()  # logits far apart, so that a wrong one shows
+    obs, masks = [], []
+    for seed in range(4):
+        game = Game.new({"players": 3, "goats": True, "panoramas": 2, "green_path": True}, seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over:
+            obs.append(encoding.observation(game, game.current))
+            masks.append(encoding.action_mask(game, game.current).astype(bool))
+            game.apply_action(int(rng.choice(game.legal_actions())))
+    obs, masks = torch.as_tensor(np.array(obs)), torch.as_tensor(np.array(masks))
+    legal, valid = legal_ids(masks)
+    assert torch.equal(valid.sum(1), masks.sum(1)) and bool((masks.gather(1, legal) | ~valid).all())
+
+    chosen = torch.multinomial(masks.float(), 1).squeeze(1)  # one legal action a row
+    dense = torch.distributions.Categorical(logits=actor(obs, masks))
+    dense_loss = dense.log_prob(chosen).sum() + dense.entropy().sum()
+    dense_grads = torch.autograd.grad(dense_loss, list(actor.parameters()))
+    sparse = actor.legal_dist(obs, legal, valid)
+    position = (legal == chosen[:, None]).int().argmax(1)
+    sparse_loss = sparse.log_prob(position).sum() + sparse.entropy().sum()
+    sparse_grads = torch.autograd.grad(sparse_loss, list(actor.parameters()))
+
+    by_id = dense.logits.gather(1, legal)
+    assert torch.allclose(sparse.logits[valid], by_id[valid], atol=1e-5)
+    assert torch.allclose(sparse.entropy(), dense.entropy(), atol=1e-5)
+    for mine, theirs in zip(sparse_grads, dense_grads, strict=True):
+        assert torch.allclose(mine, theirs, atol=1e-4, rtol=1e-4)

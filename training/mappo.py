@@ -93,7 +93,12 @@ def mlp(sizes: list[int], activation: str, gain: float = np.sqrt(2)) -> nn.Seque
 
 
 class Actor(nn.Module):
-    """Observation -> masked action logits; the layers a bot checkpoint holds."""
+    """Observation -> masked action logits; the layers a bot checkpoint holds.
+
+    ``forward`` is the plain dense network. Training calls ``legal_dist`` instead, which computes
+    the same distribution without paying for what it does not use: the first layer sums the weight
+    rows of the observation's non-zero entries only, and the head computes the logits of the legal
+    actions only (a few dozen of 3,962)."""
 
     def __init__(self, hidden: list[int], activation: str) -> None:
         super().__init__()
@@ -105,12 +110,40 @@ class Actor(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(obs)).masked_fill(~mask, -1e8)
 
+    def hidden(self, obs: torch.Tensor) -> torch.Tensor:
+        """The last hidden layer, the first layer computed from the non-zero entries only."""
+        first = self.body[0]
+        rows, cols = obs.nonzero(as_tuple=True)
+        offsets = torch.searchsorted(rows, torch.arange(len(obs)))
+        x = nn.functional.embedding_bag(cols, first.weight.t(), offsets, mode="sum", per_sample_weights=obs[rows, cols])
+        return self.body[1:](x + first.bias)
+
+    def legal_dist(
+        self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor
+    ) -> torch.distributions.Categorical:
+        """The policy over each row's legal actions ``legal[i, :]`` (``legal_ids``; ``valid`` marks
+        the real ones): the distribution of ``forward``'s masked logits, as positions in ``legal``."""
+        x = self.hidden(obs)
+        logits = torch.einsum("blh,bh->bl", self.head.weight[legal], x) + self.head.bias[legal]
+        return torch.distributions.Categorical(logits=logits.masked_fill(~valid, -1e8))
+
     def load_pairs(self, pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Set the (weight, bias) pairs of a bot checkpoint: hidden layers, then the head."""
         with torch.no_grad():
             for linear, (weight, bias) in zip([*self.body[::2], self.head], pairs, strict=True):
                 linear.weight.copy_(torch.as_tensor(weight))
                 linear.bias.copy_(torch.as_tensor(bias))
+
+
+def legal_ids(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's legal action ids, ascending, padded to the longest row: (ids, which are real)."""
+    rows, cols = mask.nonzero(as_tuple=True)
+    counts = mask.sum(1)
+    starts = torch.cumsum(counts, 0) - counts
+    width = int(counts.max()) if len(counts) else 0
+    ids = torch.zeros((len(mask), width), dtype=torch.int64)
+    ids[rows, torch.arange(len(rows)) - starts[rows]] = cols
+    return ids, torch.arange(width) < counts[:, None]
 
 
 def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -237,12 +270,12 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
             b_mask[t] = np.stack([env.action_masks() for env in envs])
             b_state[t] = critic_inputs(cfg, envs, obs)
             with torch.no_grad():
-                logits = actor(torch.as_tensor(obs), torch.as_tensor(b_mask[t]))
-                dist = torch.distributions.Categorical(logits=logits)
-                action = dist.sample()
-                b_logprob[t] = dist.log_prob(action).numpy()
+                legal, valid = legal_ids(torch.as_tensor(b_mask[t]))
+                dist = actor.legal_dist(torch.as_tensor(obs), legal, valid)
+                choice = dist.sample()
+                b_logprob[t] = dist.log_prob(choice).numpy()
                 b_value[t] = norm.denormalize(critic(torch.as_tensor(b_state[t]))).numpy()
-            b_action[t] = action.numpy()
+            b_action[t] = legal.gather(1, choice[:, None]).squeeze(1).numpy()
             for i, env in enumerate(envs):
                 obs[i], b_reward[t, i], done, _, info = env.step(int(b_action[t, i]))
                 b_done[t, i] = done
@@ -280,8 +313,9 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         warm = global_step > cfg.critic_warmup * T * N  # past the critic's warm-up updates
         for _ in range(cfg.update_epochs):
             for idx in torch.randperm(T * N).split(size):
-                dist = torch.distributions.Categorical(logits=actor(flat["obs"][idx], flat["mask"][idx]))
-                logprob = dist.log_prob(flat["action"][idx])
+                legal, valid = legal_ids(flat["mask"][idx])
+                dist = actor.legal_dist(flat["obs"][idx], legal, valid)
+                logprob = dist.log_prob((legal == flat["action"][idx][:, None]).int().argmax(1))
                 ratio = (logprob - flat["logprob"][idx]).exp()
                 adv = flat["adv"][idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
