@@ -65,3 +65,39 @@ def test_evaluation_saves_every_game_as_a_replay_with_what_the_bots_weighed(tmp_
         assert replay.header["replay"] == 2 and replay.header["seats"] == ["policy", "heuristic-no-search"]
         kinds = {seat: {why["kind"] for s, _, why in replay.moves if s == seat and why} for seat in (0, 1)}
         assert kinds == {0: {"policy"}, 1: {"value model"}}
+
+
+def test_adhoc_seats_the_candidate_beside_each_partner_on_the_same_deals(
+    capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    from tranquility_env.training.evaluate import adhoc, main
+
+    config = Config(players=3)
+    # the candidate is the partner's own bot: every mixed game is the partner's own game
+    (same,) = adhoc("heuristic-no-search", ["careful-no-search"], config, 6, seed=40)
+    assert same.with_candidate.wins == same.alone.wins and same.with_candidate.mean_cards == same.alone.mean_cards
+    (weak,) = adhoc("random", ["careful-no-search"], config, 6, seed=40)  # a random seat drags the team down
+    assert weak.alone.wins == same.alone.wins and weak.with_candidate.mean_cards < weak.alone.mean_cards - 5
+    with pytest.raises(ValueError, match="at least 2 players"):
+        adhoc("random", ["greedy"], Config(players=1), 2)
+    main(
+        [
+            "--players",
+            "2",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--adhoc",
+            "random",
+            "--partners",
+            "greedy,random",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert "| greedy | weak but legal" in printed and "mean over the 2 partners" in printed
+    with pytest.raises(SystemExit):
+        main(["--players", "2", "--games", "2", "--adhoc", "random", "--partners", "wizard", "--out", str(tmp_path)])
+    assert "unknown partner 'wizard'" in capsys.readouterr().err

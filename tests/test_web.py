@@ -83,7 +83,7 @@ def test_a_whole_game_with_every_module_never_shows_another_seats_cards(client: 
         hides_the_rest(message, human=1)
     end = messages[-1]
     assert end["outcome"] in ("won", "lost") and end["seats"] == ["heuristic-no-search", "person", "random"]
-    assert any(e["seat"] != 1 for e in end["events"]) or any(e["seat"] != 1 for m in messages for e in m["events"])
+    assert any(e["seat"] != 1 for m in messages for e in m["events"])  # the bots' moves reached the page
     # the replay on the server's disk rebuilds the game; a bot's moves carry what it weighed
     replay = read(tmp_path / "replays" / end["replay"])
     assert replay.header["replay"] == 2 and replay.header["human"] == 1 and replay.end == end["outcome"]

@@ -29,6 +29,8 @@ from typing import Any
 from tranquility_env import Config, Game
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import Bot, make_bot
+from tranquility_env.bots.partners import PARTNERS
+from tranquility_env.bots.partners import names as partner_names
 from tranquility_env.bots.reasons import top_choices
 from tranquility_env.replay import ReplayWriter
 from tranquility_env.rules import actions
@@ -133,17 +135,73 @@ def evaluate(
     ``progress`` shows a bar of the games played on a terminal (an end-game search team may
     take an hour); ``replays`` is a folder to write every game to."""
     seat_team(spec, config)  # a bad SPEC, or a checkpoint made for another table, fails before any game
-    jobs = [(spec, config, seed + i, replays) for i in range(games)]
+    return play_jobs(spec, [(spec, config, seed + i, replays) for i in range(games)], workers, progress)
+
+
+def play_jobs(label: str, jobs: list[tuple], workers: int, progress: bool = False) -> TeamResult:
+    """The games of ``jobs`` ((team SPEC, config, deal, replays) each) as one result named ``label``."""
+    games = len(jobs)
     played: Iterable = imap_jobs(_outcome, jobs, workers, chunksize=max(1, games // (40 * workers)))
     if progress:
         from tqdm import tqdm  # the train extra's: only a caller who asks for the bar needs it
 
-        played = tqdm(played, total=games, desc=spec, unit="game", disable=None)  # None: on a terminal only
+        played = tqdm(played, total=games, desc=label, unit="game", disable=None)  # None: on a terminal only
     outcomes = list(played)
     wins = sum(o[0] for o in outcomes)
     losses = Counter(o[3] for o in outcomes if o[3] is not None)
     cards, turns = sum(o[1] for o in outcomes), sum(o[2] for o in outcomes)
-    return TeamResult(spec, games, wins, wins / games, wilson(wins, games), cards / games, turns / games, dict(losses))
+    return TeamResult(label, games, wins, wins / games, wilson(wins, games), cards / games, turns / games, dict(losses))
+
+
+@dataclass
+class AdhocRow:
+    """One partner of an ad-hoc evaluation: its own team, and the candidate in one of its seats."""
+
+    partner: str
+    habit: str
+    alone: TeamResult
+    with_candidate: TeamResult
+
+
+def adhoc(
+    candidate: str, partners: list[str], config: Config, games: int, seed: int = 0, workers: int = 1
+) -> list[AdhocRow]:
+    """Ad-hoc teamwork: for each partner of the pool (``bots.partners``), the candidate bot in one
+    seat and the partner in the others (the candidate's seat goes round, deal by deal), beside the
+    partner's own team on the same deals."""
+    if config.players < 2:
+        raise ValueError("ad-hoc play needs at least 2 players")
+    seat_team(candidate, config)  # a bad name, or a policy made for another table, fails before any game
+    rows = []
+    for name in partners:
+        partner = f"partner:{name}"
+        make_bot(partner)
+        jobs = []
+        for i in range(games):
+            seats = [partner] * config.players
+            seats[i % config.players] = candidate
+            jobs.append((",".join(seats), config, seed + i, None))
+        mixed = play_jobs(f"{candidate} + {name}", jobs, workers)
+        rows.append(AdhocRow(name, PARTNERS[name].habit, evaluate(partner, config, games, seed, workers), mixed))
+    return rows
+
+
+def adhoc_markdown(candidate: str, rows: list[AdhocRow]) -> str:
+    lines = [
+        f"ad-hoc: {candidate} in one seat, the partner in the others (its seat goes round)",
+        "",
+        "| partner | habit | partner's team alone | with the candidate | difference |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        a, w = r.alone, r.with_candidate
+        lines.append(
+            f"| {r.partner} | {r.habit} | {a.win_rate:.1%} ({a.ci95[0]:.1%} - {a.ci95[1]:.1%}) "
+            f"| {w.win_rate:.1%} ({w.ci95[0]:.1%} - {w.ci95[1]:.1%}) | {100 * (w.win_rate - a.win_rate):+.1f} points |"
+        )
+    mean = sum(r.with_candidate.win_rate - r.alone.win_rate for r in rows) / len(rows)
+    lines.append(f"| mean over the {len(rows)} partners | | | | {100 * mean:+.1f} points |")
+    return "\n".join(lines)
 
 
 def markdown(results: list[TeamResult], config: Config) -> str:
@@ -214,13 +272,17 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     parser.add_argument("--out", default="results", help="folder for the JSON and PNG (default results/)")
     parser.add_argument("--save-replays", metavar="DIR", help="write every game to DIR as a replay file")
+    parser.add_argument("--adhoc", metavar="SPEC", help="a bot to seat beside each partner of the pool")
+    parser.add_argument(
+        "--partners", default="test", help="the partners for --adhoc: test (default), train, all, or NAME,NAME"
+    )
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
-    if not args.team and not args.cross_play:
-        parser.error("give at least one --team or --cross-play")
+    if not args.team and not args.cross_play and not args.adhoc:
+        parser.error("give at least one --team, --cross-play or --adhoc")
     config = Config(players=args.players, green_path=args.green_path, panoramas=args.panoramas, goats=args.goats)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -240,6 +302,13 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     if results:
         print(markdown(results, config))
         chart(results, out / f"evaluation_p{config.players}.png")
+    if args.adhoc:
+        try:
+            rows = adhoc(args.adhoc, partner_names(args.partners), config, args.games, args.seed, args.workers)
+        except ValueError as err:
+            parser.error(str(err))
+        report["adhoc"] = {"candidate": args.adhoc, "partners": [asdict(r) for r in rows]}
+        print(adhoc_markdown(args.adhoc, rows))
     if args.cross_play:
         matrix = cross_play(args.cross_play, config, args.games, args.seed, args.workers)
         report["cross_play"] = {"checkpoints": args.cross_play, "win_rate": matrix}

@@ -8,6 +8,8 @@
 - ``policy``: ``PolicyBot``, a learned policy from a checkpoint, in numpy.
 - ``policy_search``: ``PolicyWithSearchBot``, a policy with an end-game search.
 - ``shipped``: the learned bots that come with the package.
+- ``partners``: the partner pool, bots with different habits, for play with strangers.
+- ``reasons``: what a bot weighed when it chose a move.
 
 ``make_bot(name)`` makes any of them from its name.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from tranquility_env.bots.heuristic import HeuristicBot
+from tranquility_env.bots.partners import PARTNERS, partner_bot
 from tranquility_env.bots.policy import PolicyBot, load_policy
 from tranquility_env.bots.policy_search import PolicyWithSearchBot
 from tranquility_env.bots.protocol import Bot
@@ -64,14 +67,17 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     alone, much faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder),
     ``policy+search:PATH`` (that policy with the heuristic's end-game search) or
     ``policy+own-search:PATH`` (that policy with the same search over its own rollouts); the
-    policy names without ``:PATH`` take the shipped bot for ``table``. Given a ``table`` config,
-    a policy made for another table is refused (``PolicyBot.check_table``)."""
+    policy names without ``:PATH`` take the shipped bot for ``table``; ``partner:NAME`` is a bot
+    of the partner pool (``partners.PARTNERS``). Given a ``table`` config, a policy made for
+    another table is refused (``PolicyBot.check_table``)."""
     spec = resolve(spec, table)
     if spec == "random":
         return RandomBot(seed)
     if spec in ("heuristic", "heuristic-no-search"):
         return HeuristicBot(seed=seed) if spec == "heuristic" else HeuristicBot(seed=seed, rollouts=0)
     kind, _, path = spec.partition(":")
+    if kind == "partner" and path in PARTNERS:
+        return partner_bot(path, seed)
     if kind in POLICY_KINDS and path:
         policy = load_policy(path, seed)
         if table is not None:
@@ -81,5 +87,5 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
         return PolicyWithSearchBot(policy, HeuristicBot(seed=seed), own_search=kind == "policy+own-search")
     raise ValueError(
         f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy[:PATH]', "
-        "'policy+search[:PATH]' or 'policy+own-search[:PATH]'"
+        f"'policy+search[:PATH]', 'policy+own-search[:PATH]' or 'partner:NAME' (NAME one of {list(PARTNERS)})"
     )
