@@ -21,6 +21,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tranquility_env import Game
 from tranquility_env.web.app import create_app
 from tranquility_env.web.headless import chromium, chromium_found, served
 
@@ -165,3 +166,138 @@ def test_a_bad_setup_is_answered_on_the_page(server: tuple[str, object], browser
     browser.find_element(By.ID, "start").click()
     error = wait(browser, lambda d: d.find_element(By.ID, "setup-error").text)
     assert "base game" in error and browser.find_element(By.ID, "setup").is_displayed()
+
+
+def click_move(driver: object, move: str) -> None:
+    """Make ``move`` as a person would: by clicking cards, slots and buttons, not the move list.
+    Every click redraws the table, so each element is looked up right before its click."""
+    verb, *args = move.split()
+
+    def card(name: str, nth: int = 0) -> object:
+        return [
+            c for c in driver.find_elements(By.CSS_SELECTOR, "#hand .card") if c.get_attribute("data-card") == name
+        ][nth]
+
+    def slot(pos: str) -> object:
+        return driver.find_element(By.CSS_SELECTOR, f"#mountain .slot[data-pos='{pos}']")
+
+    if verb in ("play", "camp"):
+        card(args[0]).click()
+        slot(args[1]).click()
+    elif verb == "pay":
+        card(args[0]).click()
+    elif verb in ("move", "step", "herd"):
+        slot(args[0]).click()
+    elif verb == "discard":
+        action_button(driver, "Discard two").click()
+        card(args[0]).click()
+        card(args[1], nth=1 if args[1] == args[0] else 0).click()
+    elif verb in ("rope", "stop"):
+        action_button(driver, {"rope": "rope", "stop": "Stop"}[verb]).click()
+
+
+def action_button(driver: object, text: str) -> object:
+    return next(b for b in driver.find_elements(By.CSS_SELECTOR, "#actions button") if text in b.text)
+
+
+def choose(driver: object, select_id: str, value: str) -> None:
+    driver.find_element(By.CSS_SELECTOR, f"#{select_id} option[value='{value}'], #{select_id} option:nth-child(1)")
+    for option in driver.find_elements(By.CSS_SELECTOR, f"#{select_id} option"):
+        if option.get_attribute("value") == value or option.text == value:
+            option.click()
+            return
+    raise AssertionError(f"no option {value!r} in #{select_id}")
+
+
+@pytest.mark.parametrize(
+    ("players", "panoramas", "green_path"), [(1, "0", False), (3, "2", True)], ids=["solo", "p3-all-modules"]
+)
+def test_every_kind_of_move_is_made_by_clicking(
+    server: tuple[str, object], browser: object, players: int, panoramas: str, green_path: bool
+) -> None:
+    """With the goats module on: cards and slots, discard pairs, payments, campfire moves, herds,
+    steps, stops and ropes, all clicked; every kind that comes up is made without a refusal."""
+    import random
+
+    url, _ = server
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    choose(browser, "players", str(players))
+    for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+        next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+    browser.find_element(By.ID, "goats").click()
+    choose(browser, "panoramas", panoramas)
+    if green_path:
+        browser.find_element(By.ID, "green-path").click()
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: d.find_element(By.ID, "table").is_displayed())
+    rng, made = random.Random(players), set()
+    for _ in range(800):
+        if browser.find_element(By.ID, "end").is_displayed():
+            break
+        moves = browser.execute_script("return game.moves.map(m => m.move);")
+        if not moves:
+            time.sleep(0.02)
+            continue
+        rare = [m for m in moves if m.split()[0] in ("camp", "move", "herd", "step", "stop", "rope")]
+        move = rare[0] if rare and rng.random() < 0.7 else rng.choice(moves)
+        decision = browser.execute_script("return game.decision;")
+        click_move(browser, move)
+        wait(browser, lambda d, n=decision: moved_on(d, n))
+        assert not browser.find_element(By.ID, "message").text, move
+        made.add(move.split()[0])
+    assert browser.find_element(By.ID, "end").is_displayed()
+    assert {"play", "pay", "discard"} <= made, made
+    print(sorted(made))
+
+
+def position_with(verb: str) -> Game:
+    """A 3-player goats game where seat 0 may ``verb`` (camp, herd) now, found by seeded play."""
+    import random
+
+    for seed in range(3000):
+        game, rng = Game.new({"players": 3, "goats": True}, seed), random.Random(seed)
+        while not game.is_over:
+            legal = game.legal_moves()
+            if game.current == 0 and any(m.startswith(f"{verb} ") for m in legal):
+                return game
+            builders = [m for m in legal if not m.startswith("discard")]
+            game.apply(rng.choice(builders if builders and rng.random() < 0.9 else legal))
+    raise AssertionError(f"no position with {verb}")
+
+
+@pytest.mark.parametrize("verb", ["camp", "herd"])
+def test_campfires_and_herds_are_clicked_through_their_sub_decisions(
+    server: tuple[str, object], browser: object, verb: str
+) -> None:
+    """A campfire, then its displaced card's move and payments; a herd, its steps, payments and
+    stop: all by clicking. The position is set on the server (its replay is not the point here)."""
+    url, app = server
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    browser.find_element(By.ID, "goats").click()
+    for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+        next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
+    session = app.state.games[browser.execute_script("return game.id;")]
+    with session.lock:
+        session.game = position_with(verb)
+    browser.refresh()  # the address names the game: the page sits at it again, now at that position
+    wait(browser, lambda d: d.execute_script(f"return !!game && game.moves.some(m => m.move.startsWith('{verb} '));"))
+    made = []
+    for _ in range(30):
+        moves = browser.execute_script("return game.moves.map(m => m.move);")
+        if not moves:
+            break
+        start = next((m for m in moves if m.startswith(f"{verb} ")), None)
+        follow = [m for m in moves if m.split()[0] in ("move", "step", "pay", "stop")]
+        move = start if start and not made else (follow[0] if follow else None)
+        if move is None:
+            break
+        decision = browser.execute_script("return game.decision;")
+        click_move(browser, move)
+        wait(browser, lambda d, n=decision: moved_on(d, n))
+        assert not browser.find_element(By.ID, "message").text, move
+        made.append(move.split()[0])
+    assert made[0] == verb and ({"move"} if verb == "camp" else {"step"}) <= set(made), made

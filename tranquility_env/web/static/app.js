@@ -257,15 +257,20 @@ async function start() {
     green_path: $("green-path").checked, panoramas: Number($("panoramas").value), goats: $("goats").checked,
   };
   try {
-    const state = await api("/api/games", body);
-    $("log").innerHTML = ""; seen = 0; selected = []; discarding = false;
-    $("setup").hidden = true; $("table").hidden = false; $("end").hidden = true;
-    $("pace").value = state.pace; $("pace-value").textContent = state.pace;
-    show(state);
-    poller = setInterval(poll, 250);
+    enter(await api("/api/games", body));
   } catch (err) {
     $("setup-error").textContent = err.message;
   }
+}
+
+// Sit at a game: a new one, or the one the address names (a reload keeps your place at the table).
+function enter(state) {
+  history.replaceState(null, "", `#${state.id}`);
+  $("log").innerHTML = ""; seen = 0; selected = []; discarding = false;
+  $("setup").hidden = true; $("table").hidden = false; $("end").hidden = true;
+  $("pace").value = state.pace; $("pace-value").textContent = state.pace;
+  show(state);
+  if (!state.outcome) poller = setInterval(poll, 250);
 }
 
 // ---------------------------------------------------------------- the replay viewer
@@ -354,7 +359,10 @@ async function init() {
     if (game) await api(`/api/games/${game.id}/pace`, { pace: Number($("pace").value) }).catch(() => {});
   });
   $("leave").addEventListener("click", async () => { if (game) show(await api(`/api/games/${game.id}/quit`, {})); });
-  $("again").addEventListener("click", () => { game = null; $("end").hidden = true; $("table").hidden = true; $("setup").hidden = false; });
+  $("again").addEventListener("click", () => {
+    game = null; history.replaceState(null, "", "#");
+    $("end").hidden = true; $("table").hidden = true; $("setup").hidden = false;
+  });
   $("watch").addEventListener("click", () => {
     const name = game.replay;
     $("end").hidden = true; showTab("replays");
@@ -372,6 +380,15 @@ async function init() {
   $("prev").addEventListener("click", () => showFrame(Math.max(0, Number($("step").value) - 1)));
   $("next").addEventListener("click", () => showFrame(Math.min(replay.frames.length - 1, Number($("step").value) + 1)));
   $("last").addEventListener("click", () => showFrame(replay.frames.length - 1));
+  const named = location.hash.slice(1);
+  if (named) {
+    try {
+      enter(await api(`/api/games/${named}`));
+    } catch (err) {
+      history.replaceState(null, "", "#");
+      $("setup-error").textContent = `${err.message}. Start a new game.`;
+    }
+  }
 }
 
 init();
