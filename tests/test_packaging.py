@@ -175,3 +175,21 @@ def test_the_installed_wheel_plays_evaluates_and_trains_outside_the_checkout(ins
     )
     about = json.loads((tmp_path / "checkpoints" / "tiny" / "final" / "bot.json").read_text())
     assert about["config"]["players"] == 2 and about["hidden"] == [16]
+
+
+def test_the_installed_wheel_serves_the_browser_table(installed: Path, tmp_path: Path) -> None:
+    import urllib.request
+
+    for extra in ("starlette", "uvicorn"):
+        pytest.importorskip(extra)
+    server = subprocess.Popen(
+        [str(installed / "tranquility"), "serve"], cwd=tmp_path, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        url = server.stdout.readline().strip().rsplit(" ", 1)[-1]
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        script = urllib.request.urlopen(url + "static/app.js", timeout=10).read().decode()
+        assert "<title>Tranquility: The Ascent</title>" in page and "function drawMountain" in script
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
