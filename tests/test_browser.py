@@ -130,8 +130,9 @@ def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object],
             time.sleep(0.05)
     assert browser.find_element(By.ID, "end").is_displayed()
     assert browser.find_element(By.ID, "end-title").text in ("The team won!", "The team lost")
-    log = browser.find_element(By.ID, "log").text
-    assert "seat 1:" in log and "seat 0 (you):" in log
+    log = browser.find_elements(By.CSS_SELECTOR, "#log li")
+    assert len(log) == browser.execute_script("return game.decision;")  # every move once
+    assert any(e.text.startswith("seat 1:") for e in log) and any(e.text.startswith("seat 0 (you):") for e in log)
 
     # the replay: step forward and back, from the person's seat, then everyone's (the game is over)
     browser.find_element(By.ID, "watch").click()

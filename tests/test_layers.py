@@ -129,3 +129,11 @@ except ImportError:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT / "tests")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "envs need gymnasium"
+
+
+def test_a_command_whose_extra_is_missing_says_which_extra_to_install() -> None:
+    script = "import sys; sys.modules['rich'] = None\nfrom tranquility_env.cli import main\nmain(sys.argv[1:])"
+    done = subprocess.run([sys.executable, "-c", script, "play"], capture_output=True, text=True, cwd=ROOT / "tests")
+    assert done.returncode == 2 and "tranquility play needs the play extra (pip install '.[play]'" in done.stderr
+    unknown = subprocess.run([sys.executable, "-c", script, "fly"], capture_output=True, text=True, cwd=ROOT / "tests")
+    assert unknown.returncode == 2 and "usage: tranquility {train,mappo,ippo" in unknown.stderr

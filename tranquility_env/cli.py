@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> None:
         module = importlib.import_module(module_name)
     except ImportError as err:
         print(
-            f"tranquility {argv[0]} needs the {extra} extra: pip install 'tranquility_env[{extra}]' ({err})",
+            f"tranquility {argv[0]} needs the {extra} extra (pip install '.[{extra}]' in the project's folder): {err}",
             file=sys.stderr,
         )
         raise SystemExit(2) from None

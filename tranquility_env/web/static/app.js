@@ -202,11 +202,13 @@ function drawTable() {
 
 function show(state) {
   game = state;
-  for (const e of state.events) {
+  const first = state.decision - state.events.length; // the index of the first event sent
+  state.events.forEach((e, k) => {
+    if (first + k < seen) return; // already in the log
     const li = document.createElement("li");
     li.textContent = `seat ${e.seat}${e.seat === state.human ? " (you)" : ""}: ${e.text}`;
     $("log").prepend(li);
-  }
+  });
   seen = state.decision;
   drawTable();
   if (state.outcome) {
