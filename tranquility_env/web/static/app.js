@@ -201,6 +201,8 @@ function drawTable() {
 }
 
 function show(state) {
+  // A poll and a move may answer out of order: an older state than the one shown changes nothing.
+  if (game && state.id === game.id && state.decision < game.decision) return;
   game = state;
   const first = state.decision - state.events.length; // the index of the first event sent
   state.events.forEach((e, k) => {
