@@ -257,7 +257,7 @@ def create_app(
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
     app = Starlette(routes=routes)
-    app.state.games, app.state.replays = games, opened
+    app.state.games = games  # the sessions, for tests that set a position on the server
     return app
 
 
