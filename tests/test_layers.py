@@ -1,7 +1,7 @@
 """The package's shape: layers without cycles, and an engine that needs nothing but numpy.
 
-Layers, lowest first: the rules core, the views of a game (readable, vector, picture) and the
-checkpoint format, the bots, the environments, then the apps and trainers. A module imports
+Layers, lowest first: the rules core, the views of a game (readable, vector, picture), the
+batched engine and the checkpoint format, the bots, the environments, then the apps and trainers. A module imports
 only from its own layer or lower ones, not even inside a function, and no two modules import
 each other, however indirectly.
 """
@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     "rules": 0,
     "views": 1,
+    "batch": 1,
     "describe": 1,
     "encoding": 1,
     "render": 1,
@@ -121,6 +122,10 @@ from tranquility_env.bots import make_bot, shipped_bot
 game = Game.new(Config(players=3), 1)
 play_until(game, [make_bot("policy:" + shipped_bot(3)) for _ in range(3)])
 assert game.is_over and Game.from_dict(game.to_dict()).to_dict() == game.to_dict()
+from tranquility_env.batch import GameBatch
+batch = GameBatch(Config(players=3), 2)
+batch.reset_many([0, 1], [1, 2])
+batch.step([batch.legal_actions(0)[0], batch.legal_actions(1)[0]])
 try:
     tranquility_env.TeamEnv
 except ImportError:

@@ -47,6 +47,13 @@ _S = board.N_SLOTS
 _CAMP_KIND = {c: k for k, c in enumerate(cards.CAMP)}  # campfire kind -> colour
 
 
+def rope_shuffle(deck: list[int], turn: int) -> None:
+    """K7: shuffle a deck in place, seeded from the deck and the turn, so that a game rebuilt with
+    ``from_dict(to_dict())`` (or moved between engines) goes on exactly as the original would."""
+    digest = hashlib.blake2b(bytes(deck) + turn.to_bytes(8, "little"), digest_size=8)
+    random.Random(int.from_bytes(digest.digest(), "little")).shuffle(deck)
+
+
 class IllegalMove(ValueError):
     """A move that is malformed or not legal now; the message names the move and the rule."""
 
@@ -281,10 +288,7 @@ class Game:
         deck = self.decks[self.current]
         deck += hand
         hand.clear()
-        # K7: the shuffle is seeded from the state itself, so that a game rebuilt with
-        # from_dict(to_dict()) goes on exactly as the original would.
-        digest = hashlib.blake2b(bytes(deck) + self.turn.to_bytes(8, "little"), digest_size=8)
-        random.Random(int.from_bytes(digest.digest(), "little")).shuffle(deck)
+        rope_shuffle(deck, self.turn)
         self._end_action()
 
     def _refill(self, seat: int) -> None:  # T3
@@ -466,7 +470,14 @@ class Game:
 
         ``state_io.parse_state`` checks the data itself; what needs the move generator, that the
         status follows from the position (E2, K4), is checked here."""
-        fields = parse_state(d)
+        return cls.from_fields(parse_state(d))
+
+    @classmethod
+    def from_fields(cls, fields: dict[str, Any]) -> Game:
+        """A game from the values of its public fields (``config``, ``mountain``, ``hands`` ...,
+        as ``state_io.parse_state`` returns them); ``ValueError`` when the status does not follow
+        from the position (E2, K4)."""
+        fields = dict(fields)
         game = cls(fields.pop("config"))
         for name, value in fields.items():
             setattr(game, name, value)

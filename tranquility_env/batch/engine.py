@@ -1,0 +1,340 @@
+"""``GameBatch``: many games of one config, held as arrays and stepped together by compiled code.
+
+``Game`` stays the readable reference; a batch plays exactly its rules (the same legal ids in the
+same order, the same next states), with conversions both ways (``load`` a ``Game`` into a slot,
+``game(i)`` a slot out as a ``Game``) and the vector view written for every game at once into
+preallocated arrays, equal byte for byte to ``encoding``'s.
+
+Games are dealt by ``Game.new`` (Python's ``random``) and loaded into their slots, and a rope's
+shuffle (K7 hashes the state) is finished in Python too: both are rare next to decisions.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from tranquility_env import encoding
+from tranquility_env.batch import deal, encode, rules
+from tranquility_env.batch import layout as L
+from tranquility_env.rules import actions, cards
+from tranquility_env.rules.config import Config
+from tranquility_env.rules.game import Game, IllegalMove, rope_shuffle
+from tranquility_env.rules.tables import PANORAMA_SEQUENCES
+from tranquility_env.views import unseen_in_game
+
+K = cards.N_KINDS
+
+
+def max_threads() -> int:
+    """The most threads a batch may use (numba's pool: the machine's cores unless
+    ``NUMBA_NUM_THREADS`` says otherwise)."""
+    return numba.config.NUMBA_NUM_THREADS
+
+
+class GameBatch:
+    """``num_games`` games of one ``config``; slot ``i`` is dealt with ``reset(i, seed)`` or set
+    with ``load(i, game)``. ``threads`` (default: all) is how many cores the batched calls use."""
+
+    def __init__(self, config: Config | dict[str, Any] | None = None, num_games: int = 1, threads: int | None = None):
+        self.config = Config.coerce(config)
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        most = max_threads()
+        if threads is None:
+            threads = most
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+            raise ValueError(f"threads must be an integer from 1 to {most} (this machine's cores), got {threads!r}")
+        self.num_games, self.threads = num_games, threads
+        self.cfg = np.array([int(getattr(self.config, f)) for f in L.CONFIG_FIELDS], dtype=np.int64)
+        # unseen_in_game of an empty table: every card of the game
+        self.deck_counts = unseen_in_game(Game(self.config), 0).astype(np.int64)
+        self.rows = np.zeros((num_games, L.ROW_SIZE), dtype=np.int16)
+        self.rows[:, L.STATUS] = L.LOST  # no game until a slot is dealt or loaded
+        self.pool = deal.pool_of(self.config)
+
+    # ------------------------------------------------------------------ slots
+    def _slot(self, i: int) -> int:
+        try:
+            i = operator.index(i)
+        except TypeError:
+            raise ValueError(f"a slot must be an integer from 0 to {self.num_games - 1}, got {i!r}") from None
+        if not 0 <= i < self.num_games:
+            raise ValueError(f"slot {i} is not in the batch (0 to {self.num_games - 1})")
+        return i
+
+    def reset(self, i: int, seed: int) -> None:
+        """Deal slot ``i`` as ``Game.new(config, seed)``."""
+        self.reset_many(np.array([self._slot(i)]), [seed])
+
+    def reset_many(self, slots: Any, seeds: Any) -> None:
+        """Deal each of ``slots`` as ``Game.new(config, seed)`` with its seed, in compiled code
+        where this Python's ``random`` is the one ``deal.py`` repeats."""
+        slots = np.array([self._slot(i) for i in np.asarray(slots).reshape(-1)], dtype=np.int64)
+        seeds = [_seed(s) for s in (seeds.tolist() if isinstance(seeds, np.ndarray) else list(seeds))]
+        if len(seeds) != len(slots):
+            raise ValueError(f"{len(slots)} slots but {len(seeds)} seeds")
+        if self.deals_compiled and all(abs(s) <= deal.MAX_SEED for s in seeds):
+            numba.set_num_threads(self.threads)
+            _deal_all(self.rows, self.cfg, self.pool, slots, np.array(seeds, dtype=np.int64))
+        else:
+            for i, seed in zip(slots, seeds, strict=True):
+                self.rows[i] = to_row(Game.new(self.config, seed), self.cfg)
+
+    @functools.cached_property
+    def deals_compiled(self) -> bool:
+        """Whether compiled deals equal ``Game.new`` here (checked on a few seeds, once)."""
+        row, mt = np.zeros(L.ROW_SIZE, dtype=np.int16), deal.new_mt()
+        for seed in (0, 1, 2**40 + 3):
+            deal.deal(row, self.cfg, self.pool, seed, mt)
+            game = Game.new(self.config, seed)
+            legal = row[L.LEGAL : L.LEGAL + row[L.N_LEGAL]].tolist()
+            if from_row(row, self.config).to_dict() != game.to_dict() or legal != game.legal_actions():
+                return False
+        return True
+
+    def load(self, i: int, game: Game) -> None:
+        """Put a copy of ``game`` (of this batch's config) into slot ``i``."""
+        i = self._slot(i)
+        if not isinstance(game, Game):
+            raise ValueError(f"load takes a Game, got {type(game).__name__}")
+        if game.config != self.config:
+            raise ValueError(f"the game's config {game.config.to_dict()} is not the batch's {self.config.to_dict()}")
+        self.rows[i] = to_row(game, self.cfg)
+
+    def game(self, i: int) -> Game:
+        """Slot ``i`` as a new ``Game``."""
+        return from_row(self.rows[self._slot(i)], self.config)
+
+    def legal_actions(self, i: int) -> np.ndarray:
+        """Slot ``i``'s legal action ids, ascending (empty when its game is over)."""
+        row = self.rows[self._slot(i)]
+        return row[L.LEGAL : L.LEGAL + row[L.N_LEGAL]].astype(np.int64)
+
+    @property
+    def current(self) -> np.ndarray:
+        """The seat to act in each game."""
+        return self.rows[:, L.CURRENT].astype(np.int64)
+
+    @property
+    def status(self) -> np.ndarray:
+        """Each game's status: ``layout.ONGOING``, ``WON`` or ``LOST``."""
+        return self.rows[:, L.STATUS].astype(np.int64)
+
+    @property
+    def turn(self) -> np.ndarray:
+        return self.rows[:, L.TURN].astype(np.int64)
+
+    def cards_on_mountain(self) -> np.ndarray:
+        return _cards_on_mountain(self.rows)
+
+    # ------------------------------------------------------------------ moves
+    def check(self, actions_: Any, where: np.ndarray | None = None) -> np.ndarray:
+        """The actions as an int64 array, checked: ``IllegalMove`` naming the first slot whose
+        action is not an integer id or not legal there, with ``Game``'s reason."""
+        ids = as_actions(actions_, self.num_games)
+        active = self._where(where)
+        bad = _first_illegal(self.rows, ids, active)
+        if bad >= 0:
+            game = self.game(bad)
+            if game.is_over:
+                raise IllegalMove(f"slot {bad}: its game is over ({game.status}); reset it first")
+            try:
+                game.apply_action(int(ids[bad]))
+            except IllegalMove as err:
+                raise IllegalMove(f"slot {bad}: {err}") from None
+            raise AssertionError(f"slot {bad}: the batch and Game disagree on action {int(ids[bad])}")
+        return ids
+
+    def step(self, actions_: Any, where: np.ndarray | None = None) -> None:
+        """Make one move in every game (or those ``where`` is true). All are checked first: on an
+        illegal one ``IllegalMove`` names the slot and no game changes."""
+        ids = self.check(actions_, where)
+        numba.set_num_threads(self.threads)
+        _apply_all(self.rows, self.cfg, ids, self._where(where))
+        self.finish_ropes()
+
+    def finish_ropes(self) -> None:
+        """Shuffle the decks of the games whose rope waits for it (K7), then end their actions."""
+        waiting = np.flatnonzero(self.rows[:, L.ROPE_SHUFFLE])
+        for i in waiting:
+            row = self.rows[i]
+            seat = int(row[L.CURRENT])
+            at = L.DECK + seat * L.MAX_PILE
+            deck = row[at : at + row[L.DECK_LEN + seat]].tolist()
+            rope_shuffle(deck, int(row[L.TURN]))
+            row[at : at + len(deck)] = deck
+            rules.finish_rope(row, self.cfg)
+
+    def _where(self, where: np.ndarray | None) -> np.ndarray:
+        if where is None:
+            return np.ones(self.num_games, dtype=np.bool_)
+        where = np.asarray(where)
+        if where.shape != (self.num_games,) or where.dtype != np.bool_:
+            want = f"({self.num_games},)"
+            raise ValueError(f"where must be a bool array of shape {want}, got {where.dtype} {where.shape}")
+        return where
+
+    # ------------------------------------------------------------------ the vector view
+    def observations(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Each game's observation from ``seats[i]`` (default: the seat to act), float32
+        ``(num_games, OBSERVATION_SIZE)``, written into ``out`` when given."""
+        seats = self.current if seats is None else np.asarray(seats, dtype=np.int64)
+        out = self._out(out, encoding.OBSERVATION_SIZE, np.float32)
+        numba.set_num_threads(self.threads)
+        _observe_all(self.rows, self.cfg, seats, self.deck_counts, out)
+        return out
+
+    def action_masks(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Each game's legal actions for its seat to act, int8 ``(num_games, N_ACTIONS)``."""
+        out = self._out(out, actions.N_ACTIONS, np.int8)
+        numba.set_num_threads(self.threads)
+        _masks_all(self.rows, out)
+        return out
+
+    def states(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Each game's full-information state (``encoding.state``), float32 ``(num_games, STATE_SIZE)``."""
+        out = self._out(out, encoding.STATE_SIZE, np.float32)
+        numba.set_num_threads(self.threads)
+        _states_all(self.rows, self.cfg, out)
+        return out
+
+    def _out(self, out: np.ndarray | None, size: int, dtype: type) -> np.ndarray:
+        if out is None:
+            return np.empty((self.num_games, size), dtype=dtype)
+        if out.shape != (self.num_games, size) or out.dtype != dtype or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous {np.dtype(dtype)} array of shape ({self.num_games}, {size})")
+        return out
+
+
+def _seed(seed: Any) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    return int(seed)
+
+
+def as_actions(values: Any, n: int) -> np.ndarray:
+    """``values`` as an int64 array of ``n`` action ids; ``IllegalMove`` naming what is wrong."""
+    ids = np.asarray(values)
+    if ids.shape != (n,):
+        raise IllegalMove(f"expected one action per game, shape ({n},), got shape {ids.shape}")
+    if ids.dtype == np.bool_ or not np.issubdtype(ids.dtype, np.integer):
+        raise IllegalMove(f"actions must be integer ids, got dtype {ids.dtype}")
+    ids = ids.astype(np.int64)
+    bad = np.flatnonzero((ids < 0) | (ids >= actions.N_ACTIONS))
+    if bad.size:
+        raise IllegalMove(f"slot {bad[0]}: action {ids[bad[0]]} is not an action id (0 to {actions.N_ACTIONS - 1})")
+    return ids
+
+
+# ---------------------------------------------------------------------- Game <-> row
+def to_row(game: Game, cfg: np.ndarray) -> np.ndarray:
+    """A game's row (``layout.py``), its legal ids generated as ``Game`` would."""
+    row = np.zeros(L.ROW_SIZE, dtype=np.int16)
+    row[L.MOUNTAIN : L.MOUNTAIN + len(game.mountain)] = game.mountain
+    row[L.GOATS : L.GOATS + len(game.goats)] = game.goats
+    for s in range(game.config.players):
+        row[L.HAND + s * K : L.HAND + (s + 1) * K] = np.bincount(game.hands[s], minlength=K)
+        row[L.HAND_LEN + s] = len(game.hands[s])
+        for field, length, pile in ((L.DECK, L.DECK_LEN, game.decks[s]), (L.DISCARD, L.DISCARD_LEN, game.discards[s])):
+            row[field + s * L.MAX_PILE : field + s * L.MAX_PILE + len(pile)] = pile
+            row[length + s] = len(pile)
+    row[L.REMOVED : L.REMOVED + len(game.removed)] = game.removed
+    row[L.REMOVED_LEN] = len(game.removed)
+    for i, (seq, done) in enumerate(zip(game.objectives, game.achieved, strict=True)):
+        row[L.OBJECTIVE + i] = PANORAMA_SEQUENCES.index(tuple(seq))
+        row[L.ACHIEVED + i] = done
+    row[L.CURRENT], row[L.STATUS], row[L.TURN] = game.current, L.STATUS_NAMES.index(game.status), game.turn
+    row[L.PENDING], row[L.OWED] = game.pending, game.owed
+    row[L.MOVING_CARD], row[L.MOVING_FROM] = game.moving_card, game.moving_from
+    row[L.HERD_AT], row[L.HERD_STEPS] = game.herd_at, game.herd_steps
+    rules.refresh_all(row)
+    if game.status == "ongoing":
+        rules.generate(row, cfg)
+    return row
+
+
+def from_row(row: np.ndarray, config: Config) -> Game:
+    """A row as a new ``Game``."""
+    players, pile = config.players, L.MAX_PILE
+    hands = [np.repeat(np.arange(K), row[L.HAND + s * K : L.HAND + (s + 1) * K]).tolist() for s in range(players)]
+    decks = [row[L.DECK + s * pile : L.DECK + s * pile + row[L.DECK_LEN + s]].tolist() for s in range(players)]
+    discards = [
+        row[L.DISCARD + s * pile : L.DISCARD + s * pile + row[L.DISCARD_LEN + s]].tolist() for s in range(players)
+    ]
+    n = config.panoramas
+    return Game.from_fields(
+        {
+            "config": config,
+            "mountain": row[L.MOUNTAIN : L.MOUNTAIN + 45].tolist(),
+            "goats": row[L.GOATS : L.GOATS + 45].tolist(),
+            "hands": hands,
+            "decks": decks,
+            "discards": discards,
+            "removed": row[L.REMOVED : L.REMOVED + row[L.REMOVED_LEN]].tolist(),
+            "objectives": [PANORAMA_SEQUENCES[k] for k in row[L.OBJECTIVE : L.OBJECTIVE + n]],
+            "achieved": [bool(x) for x in row[L.ACHIEVED : L.ACHIEVED + n]],
+            "current": int(row[L.CURRENT]),
+            "status": L.STATUS_NAMES[row[L.STATUS]],
+            "turn": int(row[L.TURN]),
+            "pending": int(row[L.PENDING]),
+            "owed": int(row[L.OWED]),
+            "moving_card": int(row[L.MOVING_CARD]),
+            "moving_from": int(row[L.MOVING_FROM]),
+            "herd_at": int(row[L.HERD_AT]),
+            "herd_steps": int(row[L.HERD_STEPS]),
+        }
+    )
+
+
+# ---------------------------------------------------------------------- batched kernels
+@njit(cache=True)
+def _first_illegal(rows, ids, active) -> int:
+    for i in range(rows.shape[0]):
+        if active[i] and (rows[i, L.STATUS] != L.ONGOING or not rules.is_legal(rows[i], ids[i])):
+            return i
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def _deal_all(rows, cfg, pool, slots, seeds) -> None:
+    for j in prange(len(slots)):
+        deal.deal(rows[slots[j]], cfg, pool, seeds[j], deal.new_mt())
+
+
+@njit(cache=True, parallel=True)
+def _apply_all(rows, cfg, ids, active) -> None:
+    for i in prange(rows.shape[0]):
+        if active[i]:
+            rules.apply(rows[i], cfg, ids[i])
+
+
+@njit(cache=True, parallel=True)
+def _observe_all(rows, cfg, seats, deck_counts, out) -> None:
+    for i in prange(rows.shape[0]):
+        encode.observation(rows[i], cfg, seats[i], deck_counts, out[i])
+
+
+@njit(cache=True, parallel=True)
+def _masks_all(rows, out) -> None:
+    for i in prange(rows.shape[0]):
+        encode.action_mask(rows[i], out[i])
+
+
+@njit(cache=True, parallel=True)
+def _states_all(rows, cfg, out) -> None:
+    for i in prange(rows.shape[0]):
+        encode.state(rows[i], cfg, out[i])
+
+
+@njit(cache=True)
+def _cards_on_mountain(rows):
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        out[i] = rules.cards_on_mountain(rows[i])
+    return out
