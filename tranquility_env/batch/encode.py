@@ -76,7 +76,9 @@ def public(g, cfg, viewer: int, out) -> None:
     for p in range(N_POS):
         card = g[MOUNTAIN + p]
         at = p * F
-        out[at : at + 20] = CARD_ROWS[card if card >= 0 else N_KINDS, :20]
+        kind = card if card >= 0 else N_KINDS
+        for j in range(20):
+            out[at + j] = CARD_ROWS[kind, j]
         out[at + 20] = g[GOATS + p]
     for r in range(1, ROWS + 1):
         p = open_pos(g, r)
@@ -134,18 +136,22 @@ def public(g, cfg, viewer: int, out) -> None:
 @njit(cache=True)
 def observation(g, cfg, seat: int, deck_counts, out) -> None:
     """``encoding.observation(game, seat)`` into ``out``."""
+    public(g, cfg, seat, out[PRIVATE_SIZE:])
     out[:PRIVATE_SIZE] = 0
     hand, pile = HAND + seat * N_KINDS, DISCARD + seat * MAX_PILE
     for k in range(N_KINDS):
         out[k] = g[hand + k]
     for i in range(g[DISCARD_LEN + seat]):
         out[N_KINDS + g[pile + i]] += 1
-    for r in range(1, ROWS + 1):
-        if open_pos(g, r) < 0:
+    open_rows = PRIVATE_SIZE + OPEN_ROWS  # the public block, written above, says which rows are open
+    for k in range(N_ASCENT):
+        if not g[hand + k]:
             continue
-        left_colour, ref = g[OPEN_COLOUR + r], g[OPEN_REF + r]
-        for k in range(N_ASCENT):
-            if g[hand + k] and NUMBER[k] >= r and COLOUR[k] != left_colour:
+        for r in range(1, ROWS + 1):
+            if not out[open_rows + (r - 1) * ROW_FEATURES]:
+                continue
+            if NUMBER[k] >= r and COLOUR[k] != g[OPEN_COLOUR + r]:
+                ref = g[OPEN_REF + r]
                 penalty = abs(NUMBER[k] - ref) if ref else 0
                 fit = np.float32(1 - penalty / 13)
                 out[FIT + k * ROWS + r - 1] = fit
@@ -163,7 +169,6 @@ def observation(g, cfg, seat: int, deck_counts, out) -> None:
         out[UNSEEN + g[REMOVED + i]] -= 1
     if g[MOVING_CARD] >= 0:
         out[UNSEEN + g[MOVING_CARD]] -= 1
-    public(g, cfg, seat, out[PRIVATE_SIZE:])
 
 
 @njit(cache=True)

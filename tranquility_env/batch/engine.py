@@ -138,18 +138,25 @@ class GameBatch:
         """The actions as an int64 array, checked: ``IllegalMove`` naming the first slot whose
         action is not an integer id or not legal there, with ``Game``'s reason."""
         ids = as_actions(actions_, self.num_games)
-        active = self._where(where)
-        bad = _first_illegal(self.rows, ids, active)
-        if bad >= 0:
-            game = self.game(bad)
-            if game.is_over:
-                raise IllegalMove(f"slot {bad}: its game is over ({game.status}); reset it first")
-            try:
-                game.apply_action(int(ids[bad]))
-            except IllegalMove as err:
-                raise IllegalMove(f"slot {bad}: {err}") from None
-            raise AssertionError(f"slot {bad}: the batch and Game disagree on action {int(ids[bad])}")
+        bad = np.flatnonzero(self._where(where) & ~self.legal(ids))
+        if bad.size:
+            raise IllegalMove(f"slot {bad[0]}: {self.why_illegal(int(bad[0]), int(ids[bad[0]]))}")
         return ids
+
+    def legal(self, ids: np.ndarray) -> np.ndarray:
+        """Whether each game's action (int64 ids, any value) is legal there now."""
+        return _legal_flags(self.rows, np.asarray(ids, dtype=np.int64))
+
+    def why_illegal(self, i: int, action: int) -> str:
+        """What ``Game`` says of ``action`` in slot ``i``: the move and the rule it breaks."""
+        game = self.game(i)
+        if game.is_over:
+            return f"its game is over ({game.status}); reset it first"
+        try:
+            game.apply_action(action)
+        except IllegalMove as err:
+            return str(err)
+        raise AssertionError(f"slot {i}: the batch and Game disagree on action {action}")
 
     def step(self, actions_: Any, where: np.ndarray | None = None) -> None:
         """Make one move in every game (or those ``where`` is true). All are checked first: on an
@@ -170,6 +177,27 @@ class GameBatch:
             rope_shuffle(deck, int(row[L.TURN]))
             row[at : at + len(deck)] = deck
             rules.finish_rope(row, self.cfg)
+
+    def play_random(self, steps: int, seed: int, observations: np.ndarray, masks: np.ndarray) -> int:
+        """``steps`` rounds of random legal play in every game, the action drawn in compiled code
+        and each game's observation and mask written after every move; a finished game is dealt
+        again at once (seeds from ``seed`` on). For benchmarks and rollouts; returns the games
+        finished."""
+        numba.set_num_threads(self.threads)
+        _seed_numba(seed)
+        next_seeds = seed + np.arange(self.num_games, dtype=np.int64)
+        finished = 0
+        for _ in range(steps):
+            finished += _random_step(self.rows, self.cfg, self.pool, self.deck_counts, next_seeds, observations, masks)
+            if self.rows[:, L.ROPE_SHUFFLE].any():
+                waiting = np.flatnonzero(self.rows[:, L.ROPE_SHUFFLE])
+                self.finish_ropes()
+                for i in waiting:
+                    encode.observation(
+                        self.rows[i], self.cfg, self.rows[i, L.CURRENT], self.deck_counts, observations[i]
+                    )
+                    encode.action_mask(self.rows[i], masks[i])
+        return finished
 
     def _where(self, where: np.ndarray | None) -> np.ndarray:
         if where is None:
@@ -294,11 +322,11 @@ def from_row(row: np.ndarray, config: Config) -> Game:
 
 # ---------------------------------------------------------------------- batched kernels
 @njit(cache=True)
-def _first_illegal(rows, ids, active) -> int:
+def _legal_flags(rows, ids):
+    out = np.zeros(rows.shape[0], dtype=np.bool_)
     for i in range(rows.shape[0]):
-        if active[i] and (rows[i, L.STATUS] != L.ONGOING or not rules.is_legal(rows[i], ids[i])):
-            return i
-    return -1
+        out[i] = rows[i, L.STATUS] == L.ONGOING and rules.is_legal(rows[i], ids[i])
+    return out
 
 
 @njit(cache=True, parallel=True)
@@ -330,6 +358,29 @@ def _masks_all(rows, out) -> None:
 def _states_all(rows, cfg, out) -> None:
     for i in prange(rows.shape[0]):
         encode.state(rows[i], cfg, out[i])
+
+
+@njit(cache=True)
+def _seed_numba(seed: int) -> None:
+    np.random.seed(seed)
+
+
+@njit(cache=True, parallel=True)
+def _random_step(rows, cfg, pool, deck_counts, next_seeds, observations, masks) -> int:
+    finished = 0
+    n = rows.shape[0]
+    for i in prange(n):
+        g = rows[i]
+        rules.apply(g, cfg, g[L.LEGAL + np.random.randint(g[L.N_LEGAL])])
+        if g[L.ROPE_SHUFFLE]:
+            continue  # Python shuffles, then writes the view
+        if g[L.STATUS] != L.ONGOING:
+            finished += 1
+            deal.deal(g, cfg, pool, next_seeds[i], deal.new_mt())
+            next_seeds[i] += n
+        encode.observation(g, cfg, g[L.CURRENT], deck_counts, observations[i])
+        encode.action_mask(g, masks[i])
+    return finished
 
 
 @njit(cache=True)

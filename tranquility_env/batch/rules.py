@@ -43,7 +43,6 @@ from tranquility_env.batch.layout import (
     N_LEGAL,
     NUMBER,
     OBJECTIVE,
-    ONGOING,
     OPEN_COLOUR,
     OPEN_REF,
     OWED,
@@ -266,7 +265,7 @@ def turn_actions(g, cfg, out) -> int:
     size = g[HAND_LEN + seat]
     spare = size - 1
     n = 0
-    scratch = np.empty(4, dtype=np.int64)
+    scratch = out[len(out) - 4 :]  # room for the few ids a yes/no question writes; never a legal id's place
     for kind in range(N_KINDS):
         if g[hand + kind] == 0:
             continue
@@ -514,6 +513,3 @@ def finish_rope(g, cfg) -> None:
     """The end of a rope's action, once Python has shuffled the deck."""
     g[ROPE_SHUFFLE] = 0
     end_action(g, cfg)
-
-
-__all__ = ["ONGOING", "apply", "finish_rope", "generate", "is_legal", "refresh_all", "start_turn"]

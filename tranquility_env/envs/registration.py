@@ -15,4 +15,8 @@ def register() -> None:
     if AEC_ID not in pettingzoo.aec_registry:
         pettingzoo.register("aec", AEC_ID, entry_point="tranquility_env.envs.aec:env")
     if TEAM_ID not in gymnasium.registry:
-        gymnasium.register(id=TEAM_ID, entry_point="tranquility_env.envs.team:TeamEnv")
+        gymnasium.register(
+            id=TEAM_ID,
+            entry_point="tranquility_env.envs.team:TeamEnv",
+            vector_entry_point="tranquility_env.envs.vector:TeamVectorEnv",
+        )
