@@ -113,6 +113,7 @@ def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(
         ({"activation": "relu"}, r"differs in \['activation'\]"),
         ({"init_actor": "no/such/folder"}, "not a bot checkpoint"),
         ({"critic_warmup": -1}, "'critic_warmup' must be at least 0"),
+        ({"device": "tpu"}, "'device' must be 'auto', 'cpu' or 'cuda'"),
     ],
 )
 def test_mappo_refuses_a_starting_actor_made_for_another_run(tmp_path: Path, override: dict, message: str) -> None:
@@ -127,19 +128,22 @@ def test_mappo_refuses_a_starting_actor_made_for_another_run(tmp_path: Path, ove
 def test_ippo_gives_each_seats_critic_its_own_observation_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
-    from tranquility_env import TeamEnv, encoding
+    from tranquility_env import encoding
+    from tranquility_env.envs.vector import TeamBatch
     from tranquility_env.training import mappo
 
-    envs = [TeamEnv(players=3), TeamEnv(players=3)]
-    obs = np.stack([env.reset(seed=s)[0] for s, env in enumerate(envs)])
-    envs[1].step(int(np.flatnonzero(envs[1].action_masks())[0]))
-    obs[1] = encoding.observation(envs[1].game, envs[1].game.current)
-    local = mappo.critic_inputs(mappo.IppoConfig(players=3), envs, obs)
-    assert np.array_equal(local, obs)
-    central = mappo.critic_inputs(mappo.MappoConfig(players=3), envs, obs)
-    for row, env in zip(central, envs, strict=True):  # the full state, then which seat acts
-        assert np.array_equal(row[: encoding.STATE_SIZE], encoding.state(env.game))
-        assert np.flatnonzero(row[encoding.STATE_SIZE :]).tolist() == [env.game.current]
+    games = TeamBatch(2, players=3)
+    games.reset([0, 1])
+    games.observe()
+    games.step([np.flatnonzero(m)[0] for m in games.masks])  # the games now at different seats
+    games.observe()
+    local = mappo.critic_inputs(mappo.IppoConfig(players=3), games)
+    assert np.array_equal(local, games.observations)
+    central = mappo.critic_inputs(mappo.MappoConfig(players=3), games)
+    for i, row in enumerate(central):  # the full state, then which seat acts
+        game = games.batch.game(i)
+        assert np.array_equal(row[: encoding.STATE_SIZE], encoding.state(game))
+        assert np.flatnonzero(row[encoding.STATE_SIZE :]).tolist() == [game.current]
     with pytest.raises(ValueError, match="'critic' must be one of"):
         mappo.MappoConfig(critic="both")
 
@@ -162,13 +166,14 @@ def test_ippo_gives_each_seats_critic_its_own_observation_only(tmp_path: Path, m
     assert critic["net.0.0.weight"].shape[1] == encoding.OBSERVATION_SIZE
 
 
-def test_the_sparse_legal_only_actor_is_the_dense_masked_network() -> None:
+def test_the_sparse_legal_only_networks_are_the_dense_masked_ones() -> None:
     """Same weights, same positions (every module on): the same log-probability of every legal
     action, the same entropy and the same gradients as the dense network with masked logits."""
     import torch
 
     from tranquility_env import Game, encoding
-    from tranquility_env.training.mappo import Actor, legal_ids
+    from tranquility_env.batch.layout import MAX_LEGAL
+    from tranquility_env.training.mappo import Actor, padded
 
     torch.manual_seed(0)
     actor = Actor([32, 16], "relu")
@@ -182,8 +187,12 @@ def test_the_sparse_legal_only_actor_is_the_dense_masked_network() -> None:
             obs.append(encoding.observation(game, game.current))
             masks.append(encoding.action_mask(game, game.current).astype(bool))
             game.apply_action(int(rng.choice(game.legal_actions())))
+    rows = np.zeros((len(masks), MAX_LEGAL), dtype=np.int64)  # as GameBatch.legal_ids gives them
+    for row, mask in zip(rows, masks, strict=True):
+        row[: mask.sum()] = np.flatnonzero(mask)
+    counts = np.array([m.sum() for m in masks])
     obs, masks = torch.as_tensor(np.array(obs)), torch.as_tensor(np.array(masks))
-    legal, valid = legal_ids(masks)
+    legal, valid = padded(rows, counts, torch.device("cpu"))
     assert torch.equal(valid.sum(1), masks.sum(1)) and bool((masks.gather(1, legal) | ~valid).all())
 
     chosen = torch.multinomial(masks.float(), 1).squeeze(1)  # one legal action a row
@@ -200,3 +209,13 @@ def test_the_sparse_legal_only_actor_is_the_dense_masked_network() -> None:
     assert torch.allclose(sparse.entropy(), dense.entropy(), atol=1e-5)
     for mine, theirs in zip(sparse_grads, dense_grads, strict=True):
         assert torch.allclose(mine, theirs, atol=1e-4, rtol=1e-4)
+
+    # The rollout's first layer, a sum of the weight rows of the non-zero entries: the same
+    # log-probabilities, for the actor and the critic alike.
+    from tranquility_env.training.mappo import Critic, weight_rows
+
+    with torch.no_grad():
+        summed = actor.legal_logits(obs, legal, valid, weight_rows(actor.body[0])).log_softmax(1)
+        assert torch.allclose(summed[valid], sparse.logits.log_softmax(1)[valid], atol=1e-4)
+        critic = Critic(encoding.OBSERVATION_SIZE, [32, 8], "relu")
+        assert torch.allclose(critic(obs, weight_rows(critic.net[0][0])), critic(obs), atol=1e-5)

@@ -198,3 +198,20 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env() -> None:
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
+
+
+def test_the_one_game_engine_gives_the_same_envs() -> None:
+    """``engine="game"`` (plain Game objects, the benchmark's reference) steps the same games."""
+    kwargs = {"num_envs": 3, "players": 3, "reward_shaping": 1.0, "illegal_action": "lose"}
+    fast, slow = TeamVectorEnv(**kwargs), TeamVectorEnv(engine="game", **kwargs)
+    for got, want in zip(fast.reset(seed=2), slow.reset(seed=2), strict=True):
+        assert_equal(got, want, "reset")
+    rng = random.Random(1)
+    for step in range(300):
+        ids = choose(fast.action_masks(), rng, 0.02)
+        for name, x, y in zip(
+            ("obs", "reward", "terminated", "truncated", "infos"), fast.step(ids), slow.step(ids), strict=True
+        ):
+            assert_equal(x, y, f"step {step} {name}")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        TeamVectorEnv(engine="gpu", players=3)

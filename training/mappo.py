@@ -31,8 +31,10 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from tranquility_env import TeamEnv, checkpoint, encoding
+from tranquility_env import checkpoint, encoding
+from tranquility_env.batch.layout import MAX_LEGAL
 from tranquility_env.bots import make_bot
+from tranquility_env.envs.vector import ENGINES, TeamBatch
 from tranquility_env.rules import actions
 from tranquility_env.training.common import (
     RunConfig,
@@ -57,8 +59,8 @@ class MappoConfig(RunConfig):
 
     RUN_SUFFIX = "_mappo"
     critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
-    num_envs: int = 16  # env copies stepped together in this process
-    num_steps: int = 128  # steps per env copy and update
+    num_envs: int = 64  # games stepped together in this process (one batched inference for all)
+    num_steps: int = 32  # steps per game and update
     num_minibatches: int = 4
     update_epochs: int = 4
     vf_coef: float = 0.5
@@ -68,6 +70,8 @@ class MappoConfig(RunConfig):
     critic: str = (
         "global"  # what the critic sees: "global" (the full state: MAPPO) or "local" (the seat's observation: IPPO)
     )
+    device: str = "auto"  # where the networks run: "auto" (CUDA when torch sees one), "cpu" or "cuda"
+    engine: str = "batch"  # the games: "batch" (compiled, batched) or "game" (Game objects one by one: the reference)
 
     AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "num_envs", "num_steps", "num_minibatches", "update_epochs")
 
@@ -77,6 +81,12 @@ class MappoConfig(RunConfig):
             raise ValueError("train config 'critic_warmup' must be at least 0")
         if self.critic not in CRITICS:
             raise ValueError(f"train config 'critic' must be one of {list(CRITICS)}, got {self.critic!r}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"train config 'engine' must be one of {list(ENGINES)}, got {self.engine!r}")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"train config 'device' must be 'auto', 'cpu' or 'cuda', got {self.device!r}")
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("train config 'device' is 'cuda', but torch sees no CUDA device here")
         if self.init_actor:
             starting_actor(self)  # refuses a missing, damaged or mismatched checkpoint before any training
 
@@ -92,13 +102,32 @@ def mlp(sizes: list[int], activation: str, gain: float = np.sqrt(2)) -> nn.Seque
     return nn.Sequential(*layers)
 
 
+def first_layer(layer: nn.Linear, x: torch.Tensor, rows: torch.Tensor | None) -> torch.Tensor:
+    """``layer(x)``; with ``rows`` (the weight transposed, contiguous: ``weight_rows``) as the sum
+    of the rows of x's non-zero entries (~150 of ~2,000), which is what makes inference on a few
+    observations at a time cheap. At training batch sizes the dense product is faster (finding the
+    non-zero entries alone costs as much) and the backward pass needs no gather, so training
+    calls it without ``rows``."""
+    if rows is None:
+        return layer(x)
+    nonzero_rows, cols = x.nonzero(as_tuple=True)
+    offsets = torch.searchsorted(nonzero_rows, torch.arange(len(x), device=x.device))
+    summed = nn.functional.embedding_bag(cols, rows, offsets, mode="sum", per_sample_weights=x[nonzero_rows, cols])
+    return summed + layer.bias
+
+
+def weight_rows(layer: nn.Linear) -> torch.Tensor:
+    """The first layer's weight as one row per input, for ``first_layer``: take it once per rollout."""
+    return layer.weight.detach().t().contiguous()
+
+
 class Actor(nn.Module):
     """Observation -> masked action logits; the layers a bot checkpoint holds.
 
-    ``forward`` is the plain dense network. Training calls ``legal_dist`` instead, which computes
-    the same distribution without paying for what it does not use: the first layer sums the weight
-    rows of the observation's non-zero entries only, and the head computes the logits of the legal
-    actions only (a few dozen of 3,962)."""
+    ``forward`` is the plain dense network. Training calls ``legal_logits`` instead, which
+    computes the same logits without paying for what it does not use: the head computes the
+    logits of the legal actions only (a few dozen of 3,962), and in the rollout the first layer
+    sums the weight rows of the observation's non-zero entries only (``first_layer``)."""
 
     def __init__(self, hidden: list[int], activation: str) -> None:
         super().__init__()
@@ -110,22 +139,21 @@ class Actor(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(obs)).masked_fill(~mask, -1e8)
 
-    def hidden(self, obs: torch.Tensor) -> torch.Tensor:
-        """The last hidden layer, the first layer computed from the non-zero entries only."""
-        first = self.body[0]
-        rows, cols = obs.nonzero(as_tuple=True)
-        offsets = torch.searchsorted(rows, torch.arange(len(obs)))
-        x = nn.functional.embedding_bag(cols, first.weight.t(), offsets, mode="sum", per_sample_weights=obs[rows, cols])
-        return self.body[1:](x + first.bias)
+    def legal_logits(
+        self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor, rows: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """The masked logits of each row's legal actions ``legal[i, :]`` (``padded``; ``valid`` marks
+        the real ones): ``forward``'s logits at those ids. ``rows``: see ``first_layer``."""
+        x = self.body[1:](first_layer(self.body[0], obs, rows))
+        head_rows = nn.functional.embedding(legal, self.head.weight)  # (batch, legal, hidden)
+        logits = torch.einsum("blh,bh->bl", head_rows, x) + self.head.bias[legal]
+        return logits.masked_fill(~valid, -1e8)
 
     def legal_dist(
         self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor
     ) -> torch.distributions.Categorical:
-        """The policy over each row's legal actions ``legal[i, :]`` (``legal_ids``; ``valid`` marks
-        the real ones): the distribution of ``forward``'s masked logits, as positions in ``legal``."""
-        x = self.hidden(obs)
-        logits = torch.einsum("blh,bh->bl", self.head.weight[legal], x) + self.head.bias[legal]
-        return torch.distributions.Categorical(logits=logits.masked_fill(~valid, -1e8))
+        """``legal_logits`` as a distribution over positions in ``legal``."""
+        return torch.distributions.Categorical(logits=self.legal_logits(obs, legal, valid))
 
     def load_pairs(self, pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Set the (weight, bias) pairs of a bot checkpoint: hidden layers, then the head."""
@@ -135,15 +163,11 @@ class Actor(nn.Module):
                 linear.bias.copy_(torch.as_tensor(bias))
 
 
-def legal_ids(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Each row's legal action ids, ascending, padded to the longest row: (ids, which are real)."""
-    rows, cols = mask.nonzero(as_tuple=True)
-    counts = mask.sum(1)
-    starts = torch.cumsum(counts, 0) - counts
-    width = int(counts.max()) if len(counts) else 0
-    ids = torch.zeros((len(mask), width), dtype=torch.int64)
-    ids[rows, torch.arange(len(rows)) - starts[rows]] = cols
-    return ids, torch.arange(width) < counts[:, None]
+def padded(legal: np.ndarray, counts: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows of legal ids (``GameBatch.legal_ids``) cut to the longest row: (ids, which are real)."""
+    width = int(counts.max())
+    ids = torch.as_tensor(legal[:, :width], device=device)
+    return ids, torch.arange(width, device=device) < torch.as_tensor(counts, device=device)[:, None]
 
 
 def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -168,8 +192,10 @@ class Critic(nn.Module):
         layers = mlp([inputs, *hidden], activation)
         self.net = nn.Sequential(layers, nn.Linear(hidden[-1], 1))
 
-    def forward(self, state: torch.Tensor) -> torch.Tensor:
-        return self.net(state).squeeze(-1)
+    def forward(self, state: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """``rows``: see ``first_layer``."""
+        layers = self.net[0]
+        return self.net[1](layers[1:](first_layer(layers[0], state, rows))).squeeze(-1)
 
 
 class ValueNorm:
@@ -192,13 +218,17 @@ class ValueNorm:
         return x * np.sqrt(self.var + 1e-8) + self.mean
 
 
-def critic_inputs(cfg: MappoConfig, envs: list[TeamEnv], obs: np.ndarray) -> np.ndarray:
-    """What the critic sees in each env: the acting seat's observation ``obs`` (IPPO), or the
-    global state and which seat acts (MAPPO)."""
+def critic_inputs(cfg: MappoConfig, games: TeamBatch) -> np.ndarray:
+    """What the critic sees in each game: the acting seat's observation (IPPO), or the global
+    state and which seat acts (MAPPO)."""
     if cfg.critic == "local":
-        return obs
-    seats = np.eye(encoding.MAX_PLAYERS, dtype=np.float32)[[env.game.current for env in envs]]
-    return np.concatenate([np.stack([encoding.state(env.game) for env in envs]), seats], axis=1)
+        return games.observations
+    seats = np.eye(encoding.MAX_PLAYERS, dtype=np.float32)[games.batch.current]
+    return np.concatenate([games.batch.states(), seats], axis=1)
+
+
+def pick_device(name: str) -> torch.device:
+    return torch.device("cuda" if name == "cuda" or (name == "auto" and torch.cuda.is_available()) else "cpu")
 
 
 # ------------------------------------------------------------------------------ the loop
@@ -206,9 +236,14 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     torch.manual_seed(cfg.seed)
     run_dir = Path(cfg.checkpoints_dir) / cfg.run
     run_dir.mkdir(parents=True, exist_ok=True)
+    device = pick_device(cfg.device)
     actor, norm = Actor(cfg.hidden, cfg.activation), ValueNorm()
     critic = Critic(CRITICS[cfg.critic], cfg.critic_hidden, cfg.activation)
-    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5)
+    actor.to(device)
+    critic.to(device)
+    optimizer = torch.optim.Adam(
+        [*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5, fused=True
+    )
     global_step = 0
     if cfg.init_actor and not resume:
         actor.load_pairs(starting_actor(cfg))
@@ -216,7 +251,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         if not (run_dir / "resume.pt").is_file():
             raise FileNotFoundError(f"--resume: no {run_dir / 'resume.pt'} (has this run saved a checkpoint yet?)")
         check_resume(cfg, run_dir)
-        saved = torch.load(run_dir / "resume.pt", weights_only=True)
+        saved = torch.load(run_dir / "resume.pt", weights_only=True, map_location="cpu")
         actor.load_state_dict(saved["actor"])
         critic.load_state_dict(saved["critic"])
         optimizer.load_state_dict(saved["optimizer"])
@@ -244,50 +279,59 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     def export(name: str) -> Path:
         return export_actor(list(actor.body[::2]), actor.head, cfg, run_dir / name, global_step, TRAINERS[cfg.critic])
 
-    # Many env copies, stepped together; teammate seats are played inside each env's step.
-    envs = []
-    for i in range(cfg.num_envs):
-        teammates = {seat: make_bot(spec, cfg.seed + 100 * i + seat) for seat, spec in cfg.teammates.items()}
-        envs.append(TeamEnv(teammates=teammates, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict()))
-    obs = np.stack([env.reset(seed=cfg.seed * 1_000_000 + global_step + i)[0] for i, env in enumerate(envs)])
+    # The games, stepped together by the batched engine; teammate seats play inside each step.
+    teammates = {seat: make_bot(spec, cfg.seed + seat) for seat, spec in cfg.teammates.items()}
     T, N = cfg.num_steps, cfg.num_envs
+    games = TeamBatch(N, teammates, engine=cfg.engine, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
+    games.reset([cfg.seed * 1_000_000 + global_step + i for i in range(N)])
+    games.observe()
     b_obs = np.zeros((T, N, encoding.OBSERVATION_SIZE), dtype=np.float32)
-    b_mask = np.zeros((T, N, actions.N_ACTIONS), dtype=bool)
+    b_legal = np.zeros((T, N, MAX_LEGAL), dtype=np.int64)  # each game's legal ids, padded
+    b_count = np.zeros((T, N), dtype=np.int64)  # how many are real
     b_state = np.zeros((T, N, CRITICS[cfg.critic]), dtype=np.float32)
-    b_action, b_logprob = np.zeros((T, N), dtype=np.int64), np.zeros((T, N), dtype=np.float32)
+    b_choice, b_logprob = np.zeros((T, N), dtype=np.int64), np.zeros((T, N), dtype=np.float32)  # choice: in legal
     b_reward, b_done, b_value = (np.zeros((T, N), dtype=np.float32) for _ in range(3))
 
     writer = SummaryWriter(Path(cfg.logs_dir) / cfg.run)
-    games: list[dict] = []
+    finished: list[dict] = []
     next_checkpoint = (global_step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     next_eval = (global_step // cfg.eval_every + 1) * cfg.eval_every
     start, start_step = time.time(), global_step
+    rollout_time = update_time = 0.0
     bar = tqdm(total=cfg.total_steps, initial=global_step, unit="step", dynamic_ncols=True)
     while global_step < cfg.total_steps:
         # --- rollout
+        began = time.time()
+        actor_rows, critic_rows = weight_rows(actor.body[0]), weight_rows(critic.net[0][0])
         for t in range(T):
-            b_obs[t] = obs
-            b_mask[t] = np.stack([env.action_masks() for env in envs])
-            b_state[t] = critic_inputs(cfg, envs, obs)
-            with torch.no_grad():
-                legal, valid = legal_ids(torch.as_tensor(b_mask[t]))
-                dist = actor.legal_dist(torch.as_tensor(obs), legal, valid)
-                choice = dist.sample()
-                b_logprob[t] = dist.log_prob(choice).numpy()
-                b_value[t] = norm.denormalize(critic(torch.as_tensor(b_state[t]))).numpy()
-            b_action[t] = legal.gather(1, choice[:, None]).squeeze(1).numpy()
-            for i, env in enumerate(envs):
-                obs[i], b_reward[t, i], done, _, info = env.step(int(b_action[t, i]))
-                b_done[t, i] = done
-                if done:
-                    games.append(info["episode_stats"])
-                    obs[i], _ = env.reset()
+            b_obs[t] = games.observations
+            _, b_count[t] = games.batch.legal_ids(out=b_legal[t])
+            b_state[t] = critic_inputs(cfg, games)
+            with torch.inference_mode():
+                legal, valid = padded(b_legal[t], b_count[t], device)
+                logits = actor.legal_logits(torch.as_tensor(b_obs[t], device=device), legal, valid, actor_rows)
+                gumbel = -torch.log(-torch.log(torch.rand_like(logits)))
+                choice = (logits + gumbel).argmax(1)  # a sample of the policy (the Gumbel-max trick)
+                b_logprob[t] = (logits.gather(1, choice[:, None]).squeeze(1) - logits.logsumexp(1)).cpu().numpy()
+                value = critic(torch.as_tensor(b_state[t], device=device), critic_rows)
+                b_value[t] = norm.denormalize(value).cpu().numpy()
+            b_choice[t] = choice.cpu().numpy()
+            b_reward[t], done, _ = games.step(b_legal[t, np.arange(N), b_choice[t]])
+            b_done[t] = done
+            ended = np.flatnonzero(done)
+            finished += [games.episode_stats(i) for i in ended]
+            if ended.size:
+                games.reset([None] * ended.size, ended)
+            games.observe()
             global_step += N
         bar.update(T * N)
+        rollout_time += time.time() - began
 
         # --- GAE on the denormalised values; the critic then learns the normalised returns
+        began = time.time()
         with torch.no_grad():
-            next_value = norm.denormalize(critic(torch.as_tensor(critic_inputs(cfg, envs, obs)))).numpy()
+            next_state = torch.as_tensor(critic_inputs(cfg, games), device=device)
+            next_value = norm.denormalize(critic(next_state)).cpu().numpy()
         advantages = np.zeros((T, N), dtype=np.float32)
         last = np.zeros(N, dtype=np.float32)
         for t in reversed(range(T)):
@@ -301,21 +345,22 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
 
         # --- minibatched PPO updates
         flat = {
-            "obs": torch.as_tensor(b_obs.reshape(T * N, -1)),
-            "mask": torch.as_tensor(b_mask.reshape(T * N, -1)),
-            "state": torch.as_tensor(b_state.reshape(T * N, -1)),
-            "action": torch.as_tensor(b_action.reshape(-1)),
-            "logprob": torch.as_tensor(b_logprob.reshape(-1)),
-            "adv": torch.as_tensor(advantages.reshape(-1)),
-            "target": norm.normalize(torch.as_tensor(returns.reshape(-1))),
+            "obs": torch.as_tensor(b_obs.reshape(T * N, -1), device=device),
+            "legal": b_legal.reshape(T * N, -1),
+            "count": b_count.reshape(-1),
+            "state": torch.as_tensor(b_state.reshape(T * N, -1), device=device),
+            "choice": torch.as_tensor(b_choice.reshape(-1), device=device),
+            "logprob": torch.as_tensor(b_logprob.reshape(-1), device=device),
+            "adv": torch.as_tensor(advantages.reshape(-1), device=device),
+            "target": norm.normalize(torch.as_tensor(returns.reshape(-1), device=device)),
         }
         size = T * N // cfg.num_minibatches
         warm = global_step > cfg.critic_warmup * T * N  # past the critic's warm-up updates
         for _ in range(cfg.update_epochs):
-            for idx in torch.randperm(T * N).split(size):
-                legal, valid = legal_ids(flat["mask"][idx])
+            for idx in torch.randperm(T * N, device=device).split(size):
+                legal, valid = padded(flat["legal"][idx.cpu()], flat["count"][idx.cpu()], device)
                 dist = actor.legal_dist(flat["obs"][idx], legal, valid)
-                logprob = dist.log_prob((legal == flat["action"][idx][:, None]).int().argmax(1))
+                logprob = dist.log_prob(flat["choice"][idx])
                 ratio = (logprob - flat["logprob"][idx]).exp()
                 adv = flat["adv"][idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -330,8 +375,10 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
                 nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], cfg.max_grad_norm)
                 optimizer.step()
 
+        update_time += time.time() - began
+
         # --- charts, checkpoints, evaluation
-        recent = games[-100:]
+        recent = finished[-100:]
         if recent:
             writer.add_scalar("charts/win_rate", np.mean([g["won"] for g in recent]), global_step)
             writer.add_scalar(
@@ -340,6 +387,10 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
             writer.add_scalar("charts/episode_length", np.mean([g["decisions"] for g in recent]), global_step)
             writer.add_scalar("charts/penalty_discards", np.mean([g["penalty_discards"] for g in recent]), global_step)
         writer.add_scalar("charts/SPS", (global_step - start_step) / (time.time() - start), global_step)
+        # The update loop alone (what SPS would be with free envs and inference) and the share
+        # of the time the games and the rollout's inference take.
+        writer.add_scalar("charts/SPS_update_only", (global_step - start_step) / update_time, global_step)
+        writer.add_scalar("charts/rollout_share", rollout_time / (rollout_time + update_time), global_step)
         writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
         writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
         writer.add_scalar("losses/entropy", entropy.item(), global_step)

@@ -116,6 +116,12 @@ class GameBatch:
         row = self.rows[self._slot(i)]
         return row[L.LEGAL : L.LEGAL + row[L.N_LEGAL]].astype(np.int64)
 
+    def legal_ids(self, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Every game's legal action ids, ascending, in the rows of an int64 ``(num_games,
+        MAX_LEGAL)`` array padded with 0 (written into ``out`` when given), and their counts."""
+        out = self._out(out, L.MAX_LEGAL, np.int64)
+        return out, _legal_ids(self.rows, out)
+
     @property
     def current(self) -> np.ndarray:
         """The seat to act in each game."""
@@ -358,6 +364,17 @@ def _masks_all(rows, out) -> None:
 def _states_all(rows, cfg, out) -> None:
     for i in prange(rows.shape[0]):
         encode.state(rows[i], cfg, out[i])
+
+
+@njit(cache=True)
+def _legal_ids(rows, out):
+    counts = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        n = rows[i, L.N_LEGAL]
+        out[i, :n] = rows[i, L.LEGAL : L.LEGAL + n]
+        out[i, n:] = 0
+        counts[i] = n
+    return counts
 
 
 @njit(cache=True)

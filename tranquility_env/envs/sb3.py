@@ -4,7 +4,8 @@
 (same seeds through ``seed()``, same observations, rewards, dones and infos, a finished game's
 last observation in ``infos[i]["terminal_observation"]``), but steps the games together in
 compiled code. ``env_method("action_masks")`` answers as each ``TeamEnv`` would, so sb3-contrib's
-``MaskablePPO`` trains on it directly. Keyword arguments are ``TeamEnv``'s plus ``threads``.
+``MaskablePPO`` trains on it directly. Keyword arguments are ``TeamEnv``'s plus ``threads`` and
+``engine`` (as ``TeamVectorEnv``'s).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ class TeamVecEnv(VecEnv):
         num_envs: int = 1,
         teammates: Mapping[int, Bot] | None = None,
         threads: int | None = None,
+        engine: str = "batch",
         **kwargs: Any,
     ) -> None:
-        self.games = TeamBatch(num_envs, teammates, threads, **kwargs)
+        self.games = TeamBatch(num_envs, teammates, threads, engine, **kwargs)
         observation_space = spaces.Box(0.0, encoding.OBSERVATION_HIGH, dtype=np.float32)
         super().__init__(num_envs, observation_space, spaces.Discrete(actions.N_ACTIONS))
         self._actions: np.ndarray | None = None

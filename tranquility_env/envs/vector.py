@@ -15,7 +15,8 @@ same seeds and actions (``tests/test_vector.py``):
 
 Teammate bots play inside the step; a ``PolicyBot`` decides for all its games in one batched pass
 (``choose_each``), other bots game by game. The keyword arguments are ``TeamEnv``'s, plus
-``threads`` (cores the engine uses; default all).
+``threads`` (cores the engine uses; default all) and ``engine``: "batch" (the compiled batched
+engine, default) or "game" (plain ``Game`` objects stepped one by one in Python: the reference).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from tranquility_env import encoding
 from tranquility_env.arena import bot_action
 from tranquility_env.batch import GameBatch
 from tranquility_env.batch import layout as L
+from tranquility_env.batch.reference import GameList
 from tranquility_env.bots import Bot
 from tranquility_env.bots.policy import PolicyBot
 from tranquility_env.envs.options import EnvOptions, parse_env_kwargs
@@ -43,19 +45,26 @@ from tranquility_env.rules.game import IllegalMove
 _PAY = actions.FIRST[actions.PAY]
 
 
+# The batched engine, or the same interface over plain Game objects (the one-game path).
+ENGINES = {"batch": GameBatch, "game": GameList}
+
+
 class TeamBatch:
     """The games of a vector env and what a ``TeamEnv`` keeps per game: its seed generator,
     teammate bots, team reward, episode statistics and auto-reset. Shared by the gymnasium and
-    SB3 vector envs and the trainers."""
+    SB3 vector envs and the trainers. ``engine`` (``ENGINES``) holds the games."""
 
     def __init__(
         self,
         num_envs: int,
         teammates: Mapping[int, Bot] | None = None,
         threads: int | None = None,
+        engine: str = "batch",
         **kwargs: Any,
     ) -> None:
         self.config, self.options = parse_env_kwargs(kwargs)
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
         if self.options.render_mode is not None:
             raise ValueError("a vector env does not render; render one game with TeamEnv (render_mode=...)")
         self.teammates = dict(teammates or {})
@@ -66,7 +75,7 @@ class TeamBatch:
                 raise ValueError(f"teammate at seat {seat} has no act(observation, action_mask, view) method")
         if len(self.teammates) == self.config.players:
             raise ValueError("every seat holds a teammate bot: the policy would never decide")
-        self.batch = GameBatch(self.config, num_envs, threads)
+        self.batch = ENGINES[engine](self.config, num_envs, threads)
         self.num_envs = num_envs
         self.bot_seat = np.array([s in self.teammates for s in range(self.config.players)])
         self.seeders: list[np.random.Generator | None] = [None] * num_envs
@@ -173,11 +182,11 @@ class TeamBatch:
 
     def episode_stats(self, i: int) -> dict[str, Any]:
         """``TeamEnv.episode_stats()`` of game ``i``."""
-        row = self.batch.rows[i]
+        game = self.batch.game(i)
         return {
-            "won": bool(row[L.STATUS] == L.WON),
-            "cards_on_mountain": int(self.batch.cards_on_mountain()[i]),
-            "turns": int(row[L.TURN]),
+            "won": game.status == "won",
+            "cards_on_mountain": game.cards_on_mountain(),
+            "turns": game.turn,
             "decisions": int(self.decisions[i]),
             "penalty_discards": int(self.paid[i]),
         }
@@ -191,9 +200,10 @@ class TeamVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: int = 1,
         teammates: Mapping[int, Bot] | None = None,
         threads: int | None = None,
+        engine: str = "batch",
         **kwargs: Any,
     ) -> None:
-        self.games = TeamBatch(num_envs, teammates, threads, **kwargs)
+        self.games = TeamBatch(num_envs, teammates, threads, engine, **kwargs)
         self.num_envs = num_envs
         self.config = self.games.config
         self.single_observation_space = spaces.Box(0.0, encoding.OBSERVATION_HIGH, dtype=np.float32)
