@@ -29,6 +29,7 @@ def test_train_save_load_evaluate_and_resume(
         "run=smoke",
         "total_steps=256",
         "n_steps=64",
+        "n_envs=2",
         "batch_size=64",
         "n_epochs=1",
         "checkpoint_every=128",

@@ -1,10 +1,11 @@
 """Train a team with MaskablePPO: ``tranquility train [--config configs/train.yaml] [key=value ...]``.
 
 Readable top to bottom, CleanRL style: the config (a dataclass, read from YAML and checked key by
-key), the environments (``TeamEnv`` copies in subprocesses, one shared policy for every seat
-without a teammate bot), the model, the imitation warm start (the policy first learns to choose
-what a teacher bot chooses, by default the heuristic's value model, and the critic the returns
-of those games; optionally DAgger rounds, in which the teacher labels the policy's own games),
+key), the environments (``TeamVecEnv``: many games stepped together by the batched engine, one
+shared policy for every seat without a teammate bot), the model, the imitation warm start (the
+policy first learns to choose what a teacher bot chooses, by default the heuristic's value
+model, and the critic the returns of those games; optionally DAgger rounds, in which the
+teacher labels the policy's own games),
 a callback that logs the charts and saves checkpoints, then the PPO loop and a final evaluation.
 
 - TensorBoard (``runs/<run>/``): ``charts/win_rate``, ``charts/cards_on_mountain``,
@@ -28,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from tranquility_env import TeamEnv
 from tranquility_env.bots import make_bot
 from tranquility_env.training.common import (
     RunConfig,
@@ -56,10 +56,10 @@ class TrainConfig(RunConfig):
     learning_rate: float = 3e-5
     ent_coef: float = 0.0
     total_steps: int = 100_000
-    n_steps: int = 1024  # per env copy and update
+    n_steps: int = 32  # per game and update (n_envs x n_steps = 2,048 decisions an update)
     batch_size: int = 256
     n_epochs: int = 4
-    n_envs: int = 2  # env copies, each in its own process
+    n_envs: int = 64  # games stepped together by the batched engine (TeamVecEnv), in this process
     pretrain_games: int = 10_000  # teacher games to imitate before PPO (0: start from scratch)
     pretrain_teacher: str = "heuristic-no-search"  # a bot name (bots.make_bot)
     pretrain_replays: str = ""  # a folder of replay files (browser games): the person's moves are imitated too
@@ -93,14 +93,14 @@ class TrainConfig(RunConfig):
 
 
 # ------------------------------------------------------------------------------ the environments
-def make_env(cfg: TrainConfig, rank: int):
-    def build() -> TeamEnv:
-        teammates = {seat: make_bot(spec, cfg.seed + 100 * rank + seat) for seat, spec in cfg.teammates.items()}
-        env = TeamEnv(teammates=teammates, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
-        env.reset(seed=cfg.seed + 10_000 * rank)
-        return env
+def make_envs(cfg: TrainConfig) -> Any:
+    """The games, stepped together in compiled code; one bot per teammate seat plays in all of them."""
+    from tranquility_env.envs.sb3 import TeamVecEnv
 
-    return build
+    teammates = {seat: make_bot(spec, cfg.seed + seat) for seat, spec in cfg.teammates.items()}
+    envs = TeamVecEnv(cfg.n_envs, teammates, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
+    envs.seed(cfg.seed)
+    return envs
 
 
 # ------------------------------------------------------------------------------ imitation warm start
@@ -205,7 +205,6 @@ def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label
     import torch
 
     obs, masks, chosen, returns = data
-    torch.set_num_threads(cfg.n_envs)  # the env copies are idle meanwhile
     policy, rng, start = model.policy, np.random.default_rng(cfg.seed), time.time()
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.pretrain_lr)
     batches = -(-len(obs) // 512)
@@ -229,7 +228,6 @@ def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label
             f"{label} epoch {epoch + 1}/{epochs}: {agree / len(obs):.0%} of the teacher's "
             f"choices with p > 0.5 ({time.time() - start:.0f} s)"
         )
-    torch.set_num_threads(1)
 
 
 def imitate(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
@@ -329,9 +327,7 @@ def make_callback(cfg: TrainConfig, run_dir: Path):
 
 # ------------------------------------------------------------------------------ the loop
 def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> Path:
-    import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     run_dir = Path(cfg.checkpoints_dir) / cfg.run
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -341,9 +337,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
         check_resume(cfg, run_dir)
     save_config(cfg, run_dir)
 
-    torch.set_num_threads(1)  # the env copies use the other core
-    env_fns = [make_env(cfg, rank) for rank in range(cfg.n_envs)]
-    envs = SubprocVecEnv(env_fns) if cfg.n_envs > 1 else DummyVecEnv(env_fns)
+    envs = make_envs(cfg)
     if resume:
         model = MaskablePPO.load(run_dir / "resume.zip", env=envs, tensorboard_log=cfg.logs_dir)
         print(f"resuming {cfg.run} at step {model.num_timesteps}")

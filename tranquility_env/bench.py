@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env", action="store_true", help="time the PettingZoo AEC loop instead of the engine")
     parser.add_argument("--heuristic", action="store_true", help="time HeuristicBot games with and without search")
     parser.add_argument("--policy", action="store_true", help="time PolicyBot decisions against a dense forward pass")
+    parser.add_argument("--batch", action="store_true", help="time the batched engine against OpenSpiel and PettingZoo")
     args = parser.parse_args(argv)
     if args.games is None:
         args.games = 40 if args.heuristic or args.policy else 400
@@ -134,6 +135,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.policy:
         bench_policy(args.games, args.runs)
+        return
+    if args.batch:
+        bench_batch(args.runs)
         return
 
     print(f"Engine, random legal games, integer path; median of {args.runs} runs of {args.games} games")
@@ -153,6 +157,105 @@ def main(argv: list[str] | None = None) -> None:
         f"{hanabi:,.0f} decisions/s, {hanabi_games:,.0f} games/s"
     )
     print(f"ratio, our 3 players to OpenSpiel hanabi: {ours[3] / hanabi:.2f}")
+
+
+def time_batch(games: int, threads: int, decisions: int, seed: int) -> tuple[int, float]:
+    """(decisions, seconds) of random legal play in a ``GameBatch`` of ``games`` 3-player games:
+    the action drawn in compiled code, observation and mask written after every move, finished
+    games dealt again at once."""
+    import numpy as np
+
+    from tranquility_env.batch import GameBatch
+    from tranquility_env.encoding import OBSERVATION_SIZE
+    from tranquility_env.rules.actions import N_ACTIONS
+
+    batch = GameBatch({"players": 3}, games, threads)
+    batch.reset_many(np.arange(games), seed + np.arange(games))
+    observations = np.zeros((games, OBSERVATION_SIZE), dtype=np.float32)
+    masks = np.zeros((games, N_ACTIONS), dtype=np.int8)
+    batch.play_random(2, seed, observations, masks)  # warm: compiled, pages touched
+    rounds = max(1, decisions // games)
+    start = time.perf_counter()
+    batch.play_random(rounds, seed + 1, observations, masks)
+    return rounds * games, time.perf_counter() - start
+
+
+_COLD_START = """
+import time
+start = time.perf_counter()
+import numpy as np
+from tranquility_env.batch import GameBatch
+batch = GameBatch({"players": 3}, 4)
+batch.reset_many(range(4), range(4))
+batch.play_random(3, 0, np.zeros((4, 1941), dtype=np.float32), np.zeros((4, 3962), dtype=np.int8))
+batch.states()
+print(time.perf_counter() - start)
+"""
+
+
+def first_call_seconds() -> tuple[float, float]:
+    """Seconds from import to the first steps in a fresh process: with an empty compile cache
+    (numba compiles every kernel), then again with the cache it wrote."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        times = [
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", _COLD_START], env=env, capture_output=True, text=True, check=True
+                ).stdout
+            )
+            for _ in range(2)
+        ]
+    return times[0], times[1]
+
+
+def bench_batch(runs: int) -> dict[str, float]:
+    """The batched engine's table, its memory and compile time, and its ratios to OpenSpiel's
+    Hanabi and PettingZoo's hanabi_v5 measured in the same run; returns the figures."""
+    from tranquility_env.batch import layout, max_threads
+    from tranquility_env.encoding import OBSERVATION_SIZE
+    from tranquility_env.rules.actions import N_ACTIONS
+
+    decisions = 200_000
+    print("Batched engine, 3 players, random legal play in compiled code, observation + mask every step;")
+    print(f"median of {runs} runs of about {decisions:,} decisions")
+    print(f"{'games':>6} | {'threads':>7} | {'decisions/s':>11}")
+    figures: dict[str, float] = {}
+    for games in (1, 64, 1024, 8192):
+        for threads in sorted({1, min(2, max_threads())}):
+            rates = []
+            for run in range(runs):
+                done, seconds = time_batch(games, threads, decisions if games > 1 else decisions // 10, 1000 * run)
+                rates.append(done / seconds)
+            figures[f"{games}x{threads}"] = statistics.median(rates)
+            print(f"{games:>6} | {threads:>7} | {figures[f'{games}x{threads}']:>11,.0f}")
+    per_game = layout.ROW_SIZE * 2 + OBSERVATION_SIZE * 4 + N_ACTIONS
+    parts = f"state row {layout.ROW_SIZE * 2:,}, observation {OBSERVATION_SIZE * 4:,}, mask {N_ACTIONS:,}"
+    print(f"memory per game: {per_game:,} bytes ({parts})")
+    cold, warm = first_call_seconds()
+    print(f"first call in a new process: {cold:.1f} s compiling, {warm:.1f} s from the compile cache")
+    ours = figures[f"1024x{min(2, max_threads())}"]
+    try:
+        import pyspiel  # noqa: F401
+
+        hanabi, _ = median_rates(time_hanabi, 3, 200, runs)
+        figures["pyspiel"] = hanabi
+        print(f"OpenSpiel hanabi (pyspiel, 3 players, observation tensor per decision): {hanabi:,.0f} decisions/s")
+        print(f"ratio, 1,024 games on {min(2, max_threads())} threads to OpenSpiel hanabi: {ours / hanabi:.1f}")
+    except ImportError:
+        print("open_spiel is not installed: no Hanabi comparison (pip install '.[bench]')")
+    peers = aec_peers()
+    if "hanabi_v5 (2 players)" in peers:
+        hanabi_v5, _ = median_rates(lambda _, g, s: time_aec(peers["hanabi_v5 (2 players)"], g, s), 0, 20, runs)
+        figures["hanabi_v5"] = hanabi_v5
+        print(f"PettingZoo hanabi_v5 (2 players, AEC loop): {hanabi_v5:,.0f} steps/s")
+        print(f"ratio, 1,024 games on {min(2, max_threads())} threads to hanabi_v5: {ours / hanabi_v5:.1f}")
+    return figures
 
 
 def bench_env(games: int, runs: int) -> None:
