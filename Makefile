@@ -36,6 +36,8 @@ $(VENV)/.bench: pyproject.toml | $(VENV)/.installed
 bench: $(VENV)/.bench
 	$(BIN)/python -m tranquility_env.bench
 	$(BIN)/python -m tranquility_env.bench --env
+	$(BIN)/python -m tranquility_env.bench --batch
+	$(BIN)/python -m tranquility_env.training.speed
 
 # docs/results.md, "Every team alone": random, the heuristic with and without its search, and the
 # shipped bot of each player count, on the same 1,000 evaluation deals (JSON and PNG in results/).

@@ -176,6 +176,25 @@ def test_the_installed_wheel_plays_evaluates_and_trains_outside_the_checkout(ins
     about = json.loads((tmp_path / "checkpoints" / "tiny" / "final" / "bot.json").read_text())
     assert about["config"]["players"] == 2 and about["hidden"] == [16]
 
+    # training compiled the batched engine; a new process loads the kernels from the installed
+    # package's compile cache instead of compiling them again
+    script = (
+        "from tranquility_env.batch import GameBatch; b = GameBatch({'players': 2}, 2); b.reset_many([0, 1], [0, 1])"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NUMBA_CACHE_DIR")}
+    done = subprocess.run(
+        [str(installed / "python"), "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "NUMBA_DEBUG_CACHE": "1"},
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = re.findall(r"data loaded from '?([^'\s]+)", done.stdout + done.stderr)
+    assert loaded and all(path.startswith(str(installed.parent)) for path in loaded)
+    assert "data saved to" not in done.stdout + done.stderr
+
 
 def test_the_installed_wheel_serves_the_browser_table(installed: Path, tmp_path: Path) -> None:
     import urllib.request
