@@ -60,3 +60,4 @@ screenshots: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	find tranquility_env -name '*.nbi' -delete -o -name '*.nbc' -delete  # numba's compiled kernels
