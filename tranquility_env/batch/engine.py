@@ -172,6 +172,14 @@ class GameBatch:
         _apply_all(self.rows, self.cfg, ids, self._where(where))
         self.finish_ropes()
 
+    def play_forced(self) -> None:
+        """In every game, make the only legal move for as long as there is just one."""
+        while True:
+            _play_forced(self.rows, self.cfg)
+            if not self.rows[:, L.ROPE_SHUFFLE].any():
+                return
+            self.finish_ropes()
+
     def finish_ropes(self) -> None:
         """Shuffle the decks of the games whose rope waits for it (K7), then end their actions."""
         waiting = np.flatnonzero(self.rows[:, L.ROPE_SHUFFLE])
@@ -364,6 +372,14 @@ def _masks_all(rows, out) -> None:
 def _states_all(rows, cfg, out) -> None:
     for i in prange(rows.shape[0]):
         encode.state(rows[i], cfg, out[i])
+
+
+@njit(cache=True)
+def _play_forced(rows, cfg) -> None:
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        while g[L.STATUS] == L.ONGOING and g[L.N_LEGAL] == 1 and not g[L.ROPE_SHUFFLE]:
+            rules.apply(g, cfg, g[L.LEGAL])
 
 
 @njit(cache=True)

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from tranquility_env import encoding
+from tranquility_env.batch import GameBatch
+from tranquility_env.batch.layout import ONGOING
 from tranquility_env.bots.heuristic import HeuristicBot
 from tranquility_env.bots.policy import PolicyBot
 from tranquility_env.bots.search import best_by_rollouts
@@ -62,28 +63,28 @@ class PolicyWithSearchBot:
 
     def play_out(self, games: list[Game]) -> None:
         """Finish ``games`` with every seat playing the policy, from what that seat sees. The
-        games move together, one decision in each at a time, so that one pass of the network
-        decides in all of them (``PolicyBot.choose_each``)."""
+        games move together on the batched engine, one decision in each at a time, so that one
+        pass of the network decides in all of them (``PolicyBot.choose_each``); the finished
+        games replace the list's items."""
         with _blas().limit(limits=1, user_api="blas"):
             self._play_together(games)
 
     def _play_together(self, games: list[Game]) -> None:
-        playing = games
-        while playing:
-            deciding, legal_ids = [], []
-            for game in playing:
-                legal = game.legal_actions()  # empty once the game is over
-                while len(legal) == 1:  # a forced move needs no network
-                    game.apply_action(legal[0])
-                    legal = game.legal_actions()
-                if legal:
-                    deciding.append(game)
-                    legal_ids.append(np.asarray(legal))
-            if deciding:
-                observations = np.stack([encoding.observation(game, game.current_player) for game in deciding])
-                for game, action in zip(deciding, self.policy.choose_each(observations, legal_ids), strict=True):
-                    game.apply_action(action)
-            playing = deciding
+        batch = GameBatch(games[0].config, len(games), threads=1)
+        for i, game in enumerate(games):
+            batch.load(i, game)
+        while True:
+            batch.play_forced()  # a forced move needs no network
+            deciding = batch.status == ONGOING
+            if not deciding.any():
+                break
+            which = np.flatnonzero(deciding)
+            observations = batch.observations()[which]
+            ids, counts = batch.legal_ids()
+            chosen = np.zeros(len(games), dtype=np.int64)
+            chosen[which] = self.policy.choose_each(observations, [ids[i, : counts[i]] for i in which])
+            batch.step(chosen, where=deciding)
+        games[:] = [batch.game(i) for i in range(len(games))]
 
 
 @functools.cache

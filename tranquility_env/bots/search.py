@@ -20,7 +20,8 @@ def rollout_scores(
 ) -> list[float]:
     """Each candidate's mean score over ``rollouts`` sampled deals of the unseen cards
     (``views.sample_game``, the same deals for every candidate), all finished by one call of
-    ``play_out`` (which may move them together). A game's score: the cards on the mountain at
+    ``play_out`` (which may move them together, and may replace the list's items with the
+    finished games). A game's score: the cards on the mountain at
     its end, plus ``WIN_SCORE`` if won. The deals come from a generator seeded by (``seed``,
     turn, seat)."""
     rng = random.Random(f"{seed}/{view['turn']}/{view['seat']}")
