@@ -15,6 +15,8 @@ Each figure is the median of ``--runs`` runs, the two sides alternating.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import statistics
 import tempfile
 import time
@@ -39,7 +41,8 @@ def mappo_run(engine: str, steps: int) -> dict[str, float]:
             final_eval_games=1,
             run="speed",
         )
-        train(cfg)
+        with contextlib.redirect_stdout(io.StringIO()):  # the run's own table: not what is timed
+            train(cfg)
         charts = EventAccumulator(str(Path(folder) / "runs" / "speed"))
         charts.Reload()
         names = ("charts/SPS", "charts/SPS_update_only", "charts/rollout_share")
