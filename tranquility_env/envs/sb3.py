@@ -44,7 +44,7 @@ class TeamVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.games.observe()
-        self.reset_infos = [self._info(i) for i in range(self.num_envs)]
+        self.reset_infos = self._infos(range(self.num_envs))
         return self.games.observations.copy()
 
     def step_async(self, actions_: np.ndarray) -> None:
@@ -58,7 +58,9 @@ class TeamVecEnv(VecEnv):
         self._actions = None
         games.observe()
         observations = games.observations.copy()
-        infos = [{**self._info(i), "TimeLimit.truncated": False} for i in range(self.num_envs)]  # as DummyVecEnv
+        infos = self._infos(range(self.num_envs))
+        for info in infos:
+            info["TimeLimit.truncated"] = False  # as DummyVecEnv adds
         finished = np.flatnonzero(dones)
         for i in finished:
             if refusals[i] is not None:
@@ -70,13 +72,14 @@ class TeamVecEnv(VecEnv):
             games.reset([None] * finished.size, finished)
             games.observe()
             observations[finished] = games.observations[finished]
-            for i in finished:
-                self.reset_infos[i] = self._info(i)
+            for i, info in zip(finished, self._infos(finished), strict=True):
+                self.reset_infos[i] = info
         return observations, rewards.astype(np.float32), dones, infos
 
-    def _info(self, i: int) -> dict[str, Any]:
-        """What ``TeamEnv`` puts in ``info``."""
-        return {"seat": int(self.games.batch.current[i]), "action_mask": self.games.masks[i].copy()}
+    def _infos(self, games: Iterable[int]) -> list[dict[str, Any]]:
+        """What ``TeamEnv`` puts in ``info``, for each of ``games``."""
+        seats, masks = self.games.batch.current, self.games.masks
+        return [{"seat": int(seats[i]), "action_mask": masks[i].copy()} for i in games]
 
     def action_masks(self) -> np.ndarray:
         """Every game's legal actions as booleans ``(num_envs, n_actions)``."""
