@@ -18,6 +18,7 @@ LAYERS = {
     "rules": 0,
     "views": 1,
     "batch": 1,
+    "tasks": 1,
     "describe": 1,
     "encoding": 1,
     "render": 1,

@@ -36,6 +36,7 @@ from tranquility_env.batch.layout import MAX_LEGAL
 from tranquility_env.bots import make_bot
 from tranquility_env.envs.vector import ENGINES, TeamBatch
 from tranquility_env.rules import actions
+from tranquility_env.tasks import training_deal
 from tranquility_env.training.common import (
     RunConfig,
     check_resume,
@@ -283,7 +284,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     teammates = {seat: make_bot(spec, cfg.seed + seat) for seat, spec in cfg.teammates.items()}
     T, N = cfg.num_steps, cfg.num_envs
     games = TeamBatch(N, teammates, engine=cfg.engine, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
-    games.reset([cfg.seed * 1_000_000 + global_step + i for i in range(N)])
+    games.reset([training_deal(cfg.seed, global_step + i) for i in range(N)])  # never an evaluation deal
     games.observe()
     b_obs = np.zeros((T, N, encoding.OBSERVATION_SIZE), dtype=np.float32)
     b_legal = np.zeros((T, N, MAX_LEGAL), dtype=np.int64)  # each game's legal ids, padded

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from tranquility_env.bots import make_bot
+from tranquility_env.tasks import training_deal
 from tranquility_env.training.common import (
     RunConfig,
     check_resume,
@@ -99,7 +100,6 @@ def make_envs(cfg: TrainConfig) -> Any:
 
     teammates = {seat: make_bot(spec, cfg.seed + seat) for seat, spec in cfg.teammates.items()}
     envs = TeamVecEnv(cfg.n_envs, teammates, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
-    envs.seed(cfg.seed)
     return envs
 
 
@@ -365,6 +365,9 @@ def train(cfg: TrainConfig, resume: bool = False, progress_bar: bool = True) -> 
             imitate(model, cfg, run_dir)
             export_bot(model, cfg, run_dir / "imitation")  # the warm start alone, to compare with
             save_resume(model, cfg, run_dir)  # a kill from here on keeps the imitation
+    # After the model, which seeds the envs with its own seed: game i starts on training_deal(seed,
+    # steps + i), never an evaluation deal.
+    envs.seed(training_deal(cfg.seed, model.num_timesteps))
     remaining = cfg.total_steps - model.num_timesteps
     if remaining > 0:
         model.learn(

@@ -27,6 +27,7 @@ from tranquility_env.rules.game import EMPTY, HERD_PENDING, MOVE_PENDING, ONGOIN
 from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 from tranquility_env.views import unseen_in_game
 
+VERSION = 1  # the layout below; raised by any change to what an observation or state holds
 MAX_PLAYERS = 5
 MAX_OBJECTIVES = 5  # config 'panoramas' is at most 5
 SLOT_FEATURES = 24  # per mountain slot, see SLOT_LAYOUT
