@@ -1,5 +1,6 @@
 """The ``tranquility`` command: ``play`` and ``replay`` (the ``play`` extra); ``serve`` (the ``web``
-extra); ``train``, ``mappo``, ``ippo``, ``distill`` and ``evaluate`` (the ``train`` extra); ``rllib``."""
+extra); ``train``, ``mappo``, ``ippo``, ``distill``, ``evaluate`` and ``benchmark`` (the ``train``
+extra); ``rllib``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ COMMANDS = {  # command -> (module, function, the extra it needs)
     "distill": ("tranquility_env.training.distill", "main", "train"),
     "rllib": ("tranquility_env.training.rllib_train", "main", "train,rllib"),
     "evaluate": ("tranquility_env.training.evaluate", "main", "train"),
+    "benchmark": ("tranquility_env.training.benchmark", "main", "train"),
     "play": ("tranquility_env.play", "main", "play"),
     "replay": ("tranquility_env.play", "replay_main", "play"),
     "serve": ("tranquility_env.web.app", "main", "web"),

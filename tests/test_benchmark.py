@@ -1,0 +1,79 @@
+"""``tranquility benchmark``: the protocol run small (as CI runs it), resumed, its outputs, the
+entry point for a new method, and bad requests refused before any training."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from tranquility_env.tasks import Task
+
+
+def custom_method(task: Task, seed: int, budget: int, folder: Path) -> str:
+    """A new method as a user would plug it in: it 'trains' by writing a note, and plays random."""
+    (folder / "trained.txt").write_text(f"{task.name} {seed} {budget}")
+    return "random"
+
+
+def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: Path) -> None:
+    from tranquility_env.training import benchmark
+
+    out = tmp_path / "bench"
+    algorithms = ["random", "heuristic-no-search", "mappo", f"{__name__}:custom_method"]
+    rows = benchmark.run(["p2-v1"], algorithms, seeds=2, scale=0.005, games=4, out=out, workers=1)
+    assert [(r["algorithm"], r["seeds"]) for r in rows] == [(a, 2) for a in algorithms]
+    assert rows[1]["win_rate"] > rows[0]["win_rate"] == 0.0  # the value model wins some of 4 deals; random none
+    cells = json.loads((out / "results.json").read_text())["cells"]
+    assert len(cells) == 8 and {c["games"] for c in cells} == {4}
+    assert all(c["commit"] and c["hardware"] and c["protocol"] == benchmark.PROTOCOL_VERSION for c in cells)
+    mappo = [c for c in cells if c["algorithm"] == "mappo"]
+    assert all(c["budget_steps"] == 2_000 and c["bot"].startswith("policy:") for c in mappo)
+    assert (out / "p2-v1" / f"{__name__}_custom_method" / "seed_1" / "trained.txt").read_text() == "p2-v1 1 500"
+    with (out / "results.csv").open() as f:
+        assert len(list(csv.DictReader(f))) == 4
+    assert "| p2-v1 | heuristic-no-search | 2 |" in (out / "results.md").read_text()
+    assert (out / "curves_p2-v1.png").stat().st_size > 10_000
+
+    # interrupted and run again: done cells are read back, not trained again
+    (out / "p2-v1" / "random" / "seed_1" / "result.json").unlink()
+    before = (out / "p2-v1" / "mappo" / "seed_0" / "result.json").stat().st_mtime_ns
+    again = benchmark.run(["p2-v1"], algorithms, seeds=2, scale=0.005, games=4, out=out, workers=1)
+    assert again == rows
+    assert (out / "p2-v1" / "mappo" / "seed_0" / "result.json").stat().st_mtime_ns == before
+    assert (out / "p2-v1" / "random" / "seed_1" / "result.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"task_names": ["p4-v1"]}, "unknown task 'p4-v1'"),
+        ({"algo_names": ["dqn"]}, "unknown algorithm 'dqn'"),
+        ({"algo_names": ["no_such_module:train"]}, "cannot load train from no_such_module"),
+        ({"seeds": 0}, "--seeds must be at least 1"),
+        ({"scale": 0.0}, "--scale must be a positive number"),
+        ({"games": 0}, "--games must be from 1 to 1000"),
+    ],
+)
+def test_bad_requests_are_refused_before_any_training(tmp_path: Path, kwargs: dict, words: str) -> None:
+    from tranquility_env.training import benchmark
+
+    settings = {"task_names": ["p2-v1"], "algo_names": ["random"], "seeds": 1, "scale": 1.0, "games": 1}
+    with pytest.raises(ValueError, match=words):
+        benchmark.run(**{**settings, **kwargs}, out=tmp_path / "bench", workers=1)
+    assert not (tmp_path / "bench").exists()
+
+
+def test_a_run_directory_of_another_version_is_refused(tmp_path: Path) -> None:
+    from tranquility_env.training import benchmark
+
+    out = tmp_path / "bench"
+    benchmark.run(["p2-v1"], ["random"], seeds=1, scale=1.0, games=1, out=out, workers=1)
+    pinned = json.loads((out / "protocol.json").read_text())
+    (out / "protocol.json").write_text(json.dumps({**pinned, "protocol": benchmark.PROTOCOL_VERSION + 1}))
+    with pytest.raises(ValueError, match="holds a benchmark of another version"):
+        benchmark.run(["p2-v1"], ["random"], seeds=1, scale=1.0, games=1, out=out, workers=1)

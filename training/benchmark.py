@@ -1,0 +1,343 @@
+"""The benchmark: ``tranquility benchmark [--tasks T,..] [--algorithms A,..] [--seeds 3] [--scale 1] [--out DIR]``.
+
+Every algorithm on every named task (``tranquility_env.tasks``) with every seed: a learning
+algorithm trains from scratch within a budget of env steps (``--scale`` multiplies the budgets),
+then its bot, like a fixed bot's, plays the task's evaluation deals. Each cell is kept as
+``DIR/<task>/<algorithm>/seed_<s>/result.json`` the moment it is done, so an interrupted run
+resumes where it stopped; ``DIR/protocol.json`` pins the protocol and task versions, and a run
+directory of another version is refused. At the end: ``results.json``, ``results.csv`` and
+``results.md`` (per task and algorithm, the mean win rate over seeds with its 95% interval) and,
+for the learning algorithms, time-to-score curves (``curves_<task>.png``: the win rate on tuning
+deals during training against env steps and against wall-clock).
+
+A new method enters as ``--algorithms my_package.module:function``: ``function(task, seed,
+budget, folder)`` trains within ``budget`` env steps (files under ``folder``) and returns a bot
+name for ``make_bot`` (say ``policy:PATH``) that plays every seat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import importlib
+import json
+import math
+import platform
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tranquility_env import tasks
+from tranquility_env.tasks import Task
+
+PROTOCOL_VERSION = 1
+Train = Callable[[Task, int, int, Path], str]
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A row of the benchmark: a fixed bot (``budget`` 0) or a trainer with its budget at scale 1."""
+
+    name: str
+    about: str
+    budget: int
+    train: Train
+
+
+def bot(name: str) -> Train:
+    return lambda task, seed, budget, folder: name
+
+
+def trainer(module: str, config_class: str, **settings: object) -> Train:
+    """One of this package's trainers from scratch, on the task's table, with ``budget`` steps;
+    its periodic evaluations (on tuning deals) draw the time-to-score curve."""
+
+    def train(task: Task, seed: int, budget: int, folder: Path) -> str:
+        trainers = importlib.import_module(f"tranquility_env.training.{module}")
+        config = task.config
+        cfg = getattr(trainers, config_class)(
+            players=config.players,
+            green_path=config.green_path,
+            panoramas=config.panoramas,
+            goats=config.goats,
+            seed=seed,
+            total_steps=budget,
+            checkpoint_every=max(1, budget // 5),
+            eval_every=max(1, budget // 5),
+            final_eval_games=1,
+            checkpoints_dir=str(folder / "checkpoints"),
+            logs_dir=str(folder / "runs"),
+            run="run",
+            **settings,
+        )
+        return f"policy:{trainers.train(cfg)}"
+
+    return train
+
+
+ALGORITHMS = {
+    a.name: a
+    for a in (
+        Algorithm("random", "uniform over the legal moves", 0, bot("random")),
+        Algorithm("heuristic-no-search", "the hand-written value model alone", 0, bot("heuristic-no-search")),
+        Algorithm("heuristic", "the value model with its end-game search", 0, bot("heuristic")),
+        Algorithm(
+            "mappo", "MAPPO from scratch (tranquility mappo's defaults)", 400_000, trainer("mappo", "MappoConfig")
+        ),
+        Algorithm("ippo", "IPPO from scratch (tranquility ippo's defaults)", 400_000, trainer("mappo", "IppoConfig")),
+        Algorithm(
+            "maskable-ppo",
+            "MaskablePPO from scratch (tranquility train without imitation)",
+            100_000,
+            trainer("train", "TrainConfig", pretrain_games=0),
+        ),
+    )
+}
+DEFAULT_ALGORITHMS = ("random", "heuristic-no-search", "mappo", "ippo", "maskable-ppo")
+
+
+def algorithm(name: str) -> Algorithm:
+    """A named reference algorithm, or ``module:function`` (the entry point for new methods)."""
+    if name in ALGORITHMS:
+        return ALGORITHMS[name]
+    if ":" in name:
+        module, _, function = name.partition(":")
+        try:
+            train = getattr(importlib.import_module(module), function)
+        except (ImportError, AttributeError) as err:
+            raise ValueError(f"algorithm {name!r}: cannot load {function} from {module} ({err})") from None
+        return Algorithm(name, f"{module}.{function}", 100_000, train)
+    raise ValueError(f"unknown algorithm {name!r}; the algorithms are {', '.join(ALGORITHMS)} or module:function")
+
+
+def protocol(task_names: list[str]) -> dict:
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "tasks": {
+            name: [tasks.task(name).version, tasks.task(name).rules_version, tasks.task(name).observation_version]
+            for name in task_names
+        },
+    }
+
+
+def check_run_dir(out: Path, task_names: list[str]) -> None:
+    """Create ``out`` for this protocol, or accept it if it was made for this one; refuse another."""
+    want = protocol(task_names)
+    pinned = out / "protocol.json"
+    if pinned.exists():
+        have = json.loads(pinned.read_text())
+        if have.get("protocol") != PROTOCOL_VERSION or any(
+            have.get("tasks", {}).get(name, want["tasks"][name]) != want["tasks"][name] for name in task_names
+        ):
+            raise ValueError(f"{out} holds a benchmark of another version ({have}); use another --out")
+        have["tasks"] = {**have.get("tasks", {}), **want["tasks"]}
+        want = have
+    out.mkdir(parents=True, exist_ok=True)
+    pinned.write_text(json.dumps(want, indent=1))
+
+
+def hardware() -> str:
+    import os
+
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, {platform.system()}"
+
+
+def commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
+    )
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def run_cell(task: Task, algo: Algorithm, seed: int, budget: int, games: int, folder: Path, workers: int) -> dict:
+    """Train (if a learning algorithm) and evaluate one cell; its result, also written to ``folder``."""
+    from tranquility_env.training.evaluate import evaluate
+
+    result_file = folder / "result.json"
+    if result_file.exists():
+        return json.loads(result_file.read_text())
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.time()
+    with (folder / "train.log").open("w") as log, contextlib.redirect_stdout(log):  # the trainer's own tables
+        spec = algo.train(task, seed, budget, folder)
+    trained = time.time() - start
+    deals = task.evaluation_deals(games)
+    outcome = evaluate(spec, task.config, games, deals[0], workers)
+    result = {
+        "task": task.name,
+        "algorithm": algo.name,
+        "seed": seed,
+        "budget_steps": budget,
+        "train_seconds": round(trained, 1),
+        "bot": spec,
+        "games": games,
+        "win_rate": outcome.win_rate,
+        "ci95": list(outcome.ci95),
+        "mean_cards": outcome.mean_cards,
+        "hardware": hardware(),
+        "commit": commit(),
+        "protocol": PROTOCOL_VERSION,
+    }
+    tmp = folder / "result.tmp.json"
+    tmp.write_text(json.dumps(result, indent=1))
+    tmp.replace(result_file)  # a cell is done only once its whole result is on disk
+    return result
+
+
+def summarise(results: list[dict]) -> list[dict]:
+    """Per task and algorithm: the mean win rate over seeds and a 95% interval over seeds (t)."""
+    rows = []
+    for task_name in dict.fromkeys(r["task"] for r in results):
+        for algo in dict.fromkeys(r["algorithm"] for r in results if r["task"] == task_name):
+            rates = [r["win_rate"] for r in results if r["task"] == task_name and r["algorithm"] == algo]
+            mean = statistics.fmean(rates)
+            half = (
+                _t95(len(rates)) * statistics.stdev(rates) / math.sqrt(len(rates)) if len(rates) > 1 else float("nan")
+            )
+            budget = next(r["budget_steps"] for r in results if r["task"] == task_name and r["algorithm"] == algo)
+            rows.append(
+                {
+                    "task": task_name,
+                    "algorithm": algo,
+                    "seeds": len(rates),
+                    "budget_steps": budget,
+                    "win_rate": mean,
+                    "half_width": half,
+                }
+            )
+    return rows
+
+
+def _t95(n: int) -> float:
+    """Student's t at 97.5% for ``n - 1`` degrees of freedom (n seeds)."""
+    table = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
+    return table.get(n, 1.96)
+
+
+def write_tables(out: Path, results: list[dict], rows: list[dict]) -> None:
+    (out / "results.json").write_text(
+        json.dumps({"protocol": PROTOCOL_VERSION, "cells": results, "rows": rows}, indent=1)
+    )
+    with (out / "results.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    lines = [
+        "| task | algorithm | seeds | budget (env steps) | win rate | 95% interval over seeds |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        interval = "-" if math.isnan(r["half_width"]) else f"± {r['half_width']:.1%}"
+        cells = (r["task"], r["algorithm"], r["seeds"], f"{r['budget_steps']:,}", f"{r['win_rate']:.1%}", interval)
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    first = results[0]
+    lines += ["", f"hardware: {first['hardware']}; commit {first['commit']}; protocol {PROTOCOL_VERSION}"]
+    (out / "results.md").write_text("\n".join(lines) + "\n")
+
+
+def curves(out: Path, results: list[dict]) -> list[Path]:
+    """Per task, the learning algorithms' win rate on tuning deals during training (``eval/win_rate``)
+    against env steps and against wall-clock, one line a seed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    made = []
+    for task_name in dict.fromkeys(r["task"] for r in results):
+        fig, (by_steps, by_time) = plt.subplots(1, 2, figsize=(11, 4))
+        drawn = False
+        for r in results:
+            logs = out / r["task"] / r["algorithm"] / f"seed_{r['seed']}" / "runs" / "run"
+            if r["task"] != task_name or not logs.exists():
+                continue
+            charts = EventAccumulator(str(logs))
+            charts.Reload()
+            if "eval/win_rate" not in charts.Tags()["scalars"]:
+                continue
+            points = charts.Scalars("eval/win_rate")
+            start = charts.FirstEventTimestamp()
+            label = f"{r['algorithm']} seed {r['seed']}"
+            by_steps.plot([p.step for p in points], [p.value for p in points], marker="o", label=label)
+            by_time.plot(
+                [(p.wall_time - start) / 60 for p in points], [p.value for p in points], marker="o", label=label
+            )
+            drawn = True
+        if drawn:
+            for axis, xlabel in ((by_steps, "env steps"), (by_time, "wall-clock minutes")):
+                axis.set_xlabel(xlabel)
+                axis.set_ylim(0, 1)
+                axis.set_ylabel("win rate (tuning deals)")
+                axis.grid(alpha=0.3)
+            by_steps.legend(fontsize=7)
+            fig.suptitle(f"{task_name}: time to score")
+            path = out / f"curves_{task_name}.png"
+            fig.savefig(path, dpi=100, bbox_inches="tight")
+            made.append(path)
+        plt.close(fig)
+    return made
+
+
+def run(
+    task_names: list[str], algo_names: list[str], seeds: int, scale: float, games: int, out: Path, workers: int
+) -> list[dict]:
+    """The whole protocol; returns the summary rows."""
+    if seeds < 1:
+        raise ValueError(f"--seeds must be at least 1, got {seeds}")
+    if not scale > 0 or not math.isfinite(scale):
+        raise ValueError(f"--scale must be a positive number, got {scale}")
+    if not 1 <= games <= tasks.EVALUATION_GAMES:
+        raise ValueError(f"--games must be from 1 to {tasks.EVALUATION_GAMES}, got {games}")
+    chosen = [tasks.task(name) for name in task_names]  # unknown names fail here, before any training
+    algos = [algorithm(name) for name in algo_names]
+    check_run_dir(out, task_names)
+    results = []
+    for task in chosen:
+        for algo in algos:
+            budget = max(1, round(algo.budget * scale)) if algo.budget else 0
+            for seed in range(seeds):
+                folder = out / task.name / algo.name.replace(":", "_") / f"seed_{seed}"
+                results.append(run_cell(task, algo, seed, budget, games, folder, workers))
+                print(f"{task.name} {algo.name} seed {seed}: {results[-1]['win_rate']:.1%}", flush=True)
+    rows = summarise(results)
+    write_tables(out, results, rows)
+    curves(out, results)
+    print((out / "results.md").read_text())
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="tranquility benchmark", description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default=",".join(tasks.TASKS), help="comma-separated task names (default: all)")
+    parser.add_argument(
+        "--algorithms", default=",".join(DEFAULT_ALGORITHMS), help="comma-separated names or module:function"
+    )
+    parser.add_argument("--seeds", type=int, default=3, help="seeds per algorithm and task (default 3)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every training budget (default 1)")
+    parser.add_argument(
+        "--games", type=int, default=tasks.EVALUATION_GAMES, help="evaluation deals per cell (default 1000)"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="processes that play the evaluation deals (default 2)")
+    parser.add_argument("--out", default="benchmark", help="the run directory (default benchmark/)")
+    args = parser.parse_args(argv)
+    try:
+        run(
+            args.tasks.split(","),
+            args.algorithms.split(","),
+            args.seeds,
+            args.scale,
+            args.games,
+            Path(args.out),
+            args.workers,
+        )
+    except ValueError as err:
+        parser.error(str(err))
+
+
+if __name__ == "__main__":
+    main()
