@@ -8,10 +8,17 @@ seat, and RLlib's ``ActionMaskingTorchRLModule`` adds the mask to the logits, so
 actions are sampled. Runs on a local Ray by default, or on an existing cluster with
 ``--address``; ``--num-env-runners`` sets how many actors collect experience. The actor is
 exported to the bot checkpoint format, so an RLlib bot plays like any other.
+
+Writes the same TensorBoard charts as the other trainers (``charts/win_rate``,
+``charts/cards_on_mountain``, ``charts/episode_length``, ``charts/penalty_discards``,
+``charts/SPS``, ``eval/win_rate``) and, beside each bot checkpoint, RLlib's own state of the
+whole algorithm (``rllib_state/``), from which ``--resume`` continues a killed run.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +28,15 @@ import numpy as np
 
 from tranquility_env import checkpoint, encoding, raw_env
 from tranquility_env.rules import actions
-from tranquility_env.training.common import RunConfig, final_table, run_trainer, save_config, trainer_parser
+from tranquility_env.training.common import (
+    RunConfig,
+    check_resume,
+    evaluate_checkpoint,
+    final_table,
+    run_trainer,
+    save_config,
+    trainer_parser,
+)
 
 
 @dataclass
@@ -62,19 +77,45 @@ def multi_agent_env_class() -> type:
 
         def reset(self, *, seed: int | None = None, options: dict | None = None):
             self.env.reset(seed=seed, options=options)
+            self.decisions = self.paid = 0
             return {self.env.agent_selection: self._observe(self.env.agent_selection)}, {}
 
         def step(self, action_dict: dict[str, int]):
             agent = self.env.agent_selection
-            self.env.step(int(action_dict[agent]))
+            action = int(action_dict[agent])
+            self.decisions += 1
+            self.paid += actions.DECODE[action][0] == actions.PAY
+            self.env.step(action)
             if all(self.env.terminations.values()):  # the team's reward to every seat
                 every = {a: self._observe(a) for a in self.agents}
-                return every, dict(self.env.rewards), {"__all__": True}, {"__all__": False}, {}
+                game = self.env.game
+                stats = {
+                    "won": float(game.status == "won"),
+                    "cards_on_mountain": float(game.cards_on_mountain()),
+                    "episode_length": float(self.decisions),
+                    "penalty_discards": float(self.paid),
+                }
+                infos = {a: {"episode_stats": stats} for a in self.agents}  # read by Charts.on_episode_end
+                return every, dict(self.env.rewards), {"__all__": True}, {"__all__": False}, infos
             following = self.env.agent_selection
             reward = {agent: self.env.rewards[agent]}
             return {following: self._observe(following)}, reward, {"__all__": False}, {"__all__": False}, {}
 
     return TranquilityMultiAgentEnv
+
+
+def charts_callback() -> type:
+    """The callback that logs each finished game's statistics for the charts (defined on first use)."""
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    class Charts(RLlibCallback):
+        def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
+            for info in episode.get_infos(-1).values():
+                for name, value in info.get("episode_stats", {}).items():
+                    metrics_logger.log_value(name, value, reduce="mean", window=100)
+                return
+
+    return Charts
 
 
 def build(cfg: RllibConfig) -> Any:
@@ -106,6 +147,7 @@ def build(cfg: RllibConfig) -> Any:
             clip_param=cfg.clip_range,
             entropy_coeff=cfg.ent_coef,
         )
+        .callbacks(charts_callback())
         .debugging(seed=cfg.seed)
     )
     return config.build_algo()
@@ -131,27 +173,58 @@ def export(algo: Any, cfg: RllibConfig, folder: Path, steps: int) -> Path:
     )
 
 
-def train(cfg: RllibConfig) -> Path:
+def train(cfg: RllibConfig, resume: bool = False) -> Path:
     import ray
+    from torch.utils.tensorboard import SummaryWriter
 
     if cfg.teammates:
         raise ValueError("the RLlib trainer plays every seat with the shared policy; 'teammates' is not supported")
+    run_dir = Path(cfg.checkpoints_dir) / cfg.run
+    state_dir = run_dir / "rllib_state"  # RLlib's whole algorithm, for --resume on this machine
+    if resume:
+        if not state_dir.is_dir():
+            raise FileNotFoundError(f"--resume: no {state_dir} (has this run saved a checkpoint yet?)")
+        check_resume(cfg, run_dir)
     ray.init(address=cfg.address or None, include_dashboard=False, log_to_driver=False)
     try:
-        run_dir = Path(cfg.checkpoints_dir) / cfg.run
         run_dir.mkdir(parents=True, exist_ok=True)
         save_config(cfg, run_dir)
         algo = build(cfg)
-        steps, next_checkpoint = 0, cfg.checkpoint_every
+        if resume:
+            algo.restore_from_path(str(state_dir.resolve()))
+        writer = SummaryWriter(Path(cfg.logs_dir) / cfg.run)
+        steps = json.loads((state_dir / "steps.json").read_text())["steps"] if resume else 0
+        if resume:
+            print(f"resuming {cfg.run} at step {steps}")
+
+        def save_state() -> None:
+            algo.save_to_path(str(state_dir.resolve()))
+            (state_dir / "steps.json").write_text(json.dumps({"steps": steps}))
+
+        next_checkpoint = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
+        start, start_steps = time.time(), steps
         while steps < cfg.total_steps:
             result = algo.train()
-            steps = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
-            episodes = result["env_runners"].get("episode_return_mean")
-            print(f"step {steps}: mean team return {episodes}")
+            runners = result["env_runners"]
+            steps = int(runners["num_env_steps_sampled_lifetime"])
+            for name in ("won", "cards_on_mountain", "episode_length", "penalty_discards"):
+                if name in runners:
+                    writer.add_scalar(f"charts/{'win_rate' if name == 'won' else name}", runners[name], steps)
+            writer.add_scalar("charts/SPS", (steps - start_steps) / max(time.time() - start, 1e-9), steps)
+            print(f"step {steps}: mean team return {runners.get('episode_return_mean')}")
             if steps >= next_checkpoint:
                 next_checkpoint += cfg.checkpoint_every
-                export(algo, cfg, run_dir / f"step_{steps}", steps)
+                folder = export(algo, cfg, run_dir / f"step_{steps}", steps)
+                save_state()
+                if steps >= next_eval:
+                    next_eval += cfg.eval_every
+                    outcome = evaluate_checkpoint(cfg, folder)
+                    writer.add_scalar("eval/win_rate", outcome.win_rate, steps)
+                    writer.add_scalar("eval/cards_on_mountain", outcome.mean_cards, steps)
         final = export(algo, cfg, run_dir / "final", steps)
+        save_state()
+        writer.close()
         algo.stop()
     finally:
         ray.shutdown()
@@ -160,7 +233,7 @@ def train(cfg: RllibConfig) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = trainer_parser("tranquility rllib", __doc__)
+    parser = trainer_parser("tranquility rllib", __doc__, resume_file="rllib_state/")
     parser.add_argument("--address", help="an existing Ray cluster to run on (default: a local Ray)")
     parser.add_argument("--num-env-runners", type=int, help="Ray actors collecting experience (0: in the driver)")
     args = parser.parse_intermixed_args(argv)
@@ -171,7 +244,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.num_env_runners < 0:
             parser.error("--num-env-runners must be >= 0")
         overrides.append(f"num_env_runners={args.num_env_runners}")
-    run_trainer(parser, args.config, overrides, RllibConfig, train)
+    run_trainer(parser, args.config, overrides, RllibConfig, lambda cfg: train(cfg, resume=args.resume))
 
 
 if __name__ == "__main__":
