@@ -193,6 +193,13 @@ def evaluate_checkpoint(cfg: RunConfig, folder: Path) -> Any:
     return evaluate(team_spec(cfg, f"policy:{folder}"), cfg.game_config(), cfg.eval_games, seed=500_000)
 
 
+def log_evaluation(cfg: RunConfig, folder: Path, writer: Any, step: int) -> None:
+    """``evaluate_checkpoint`` of ``folder``, as ``eval/win_rate`` and ``eval/cards_on_mountain``."""
+    result = evaluate_checkpoint(cfg, folder)
+    writer.add_scalar("eval/win_rate", result.win_rate, step)
+    writer.add_scalar("eval/cards_on_mountain", result.mean_cards, step)
+
+
 def final_table(cfg: RunConfig, final: Path) -> None:
     """The trained team beside the heuristic and random teams, on the same deals."""
     from tranquility_env.training.evaluate import evaluate, markdown

@@ -40,9 +40,9 @@ from tranquility_env.tasks import training_deal
 from tranquility_env.training.common import (
     RunConfig,
     check_resume,
-    evaluate_checkpoint,
     export_actor,
     final_table,
+    log_evaluation,
     run_trainer,
     save_config,
     torch_activation,
@@ -401,9 +401,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
             save_resume()
             if global_step >= next_eval:
                 next_eval += cfg.eval_every
-                result = evaluate_checkpoint(cfg, folder)
-                writer.add_scalar("eval/win_rate", result.win_rate, global_step)
-                writer.add_scalar("eval/cards_on_mountain", result.mean_cards, global_step)
+                log_evaluation(cfg, folder, writer, global_step)
     bar.close()
     writer.close()
     final = export("final")

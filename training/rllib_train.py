@@ -31,8 +31,8 @@ from tranquility_env.rules import actions
 from tranquility_env.training.common import (
     RunConfig,
     check_resume,
-    evaluate_checkpoint,
     final_table,
+    log_evaluation,
     run_trainer,
     save_config,
     trainer_parser,
@@ -219,9 +219,7 @@ def train(cfg: RllibConfig, resume: bool = False) -> Path:
                 save_state()
                 if steps >= next_eval:
                     next_eval += cfg.eval_every
-                    outcome = evaluate_checkpoint(cfg, folder)
-                    writer.add_scalar("eval/win_rate", outcome.win_rate, steps)
-                    writer.add_scalar("eval/cards_on_mountain", outcome.mean_cards, steps)
+                    log_evaluation(cfg, folder, writer, steps)
         final = export(algo, cfg, run_dir / "final", steps)
         save_state()
         writer.close()

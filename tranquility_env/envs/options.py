@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ import gymnasium
 import numpy as np
 
 from tranquility_env import render
+from tranquility_env.bots import Bot
 from tranquility_env.rules.board import N_SLOTS
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import WON, Game, IllegalMove
@@ -56,6 +57,19 @@ def parse_env_kwargs(kwargs: dict[str, Any], extra: tuple[str, ...] = ()) -> tup
             raise ValueError(f"unknown env option {key!r}; allowed: {', '.join(allowed)}")
     config = Config.from_dict({k: v for k, v in kwargs.items() if k in Config.fields()})
     return config, EnvOptions(**{k: v for k, v in kwargs.items() if k in option_names})
+
+
+def check_teammates(teammates: Mapping[int, Any] | None, config: Config) -> dict[int, Any]:
+    """The teammate bots by seat, checked: real seats, bots with ``act``, and a seat left for the policy."""
+    checked = dict(teammates or {})
+    for seat, bot in checked.items():
+        if not isinstance(seat, int) or not 0 <= seat < config.players:
+            raise ValueError(f"teammate seat {seat!r} is not a seat from 0 to {config.players - 1}")
+        if not isinstance(bot, Bot):
+            raise ValueError(f"teammate at seat {seat} has no act(observation, action_mask, view) method")
+    if len(checked) >= config.players:
+        raise ValueError("every seat holds a teammate bot: the policy would never decide")
+    return checked
 
 
 def team_step(

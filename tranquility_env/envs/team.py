@@ -27,7 +27,7 @@ from tranquility_env import encoding
 from tranquility_env.arena import play_until
 from tranquility_env.bots import Bot
 from tranquility_env.envs.aec import new_game
-from tranquility_env.envs.options import RENDER_MODES, frame, parse_env_kwargs, team_step
+from tranquility_env.envs.options import RENDER_MODES, check_teammates, frame, parse_env_kwargs, team_step
 from tranquility_env.rules import actions
 from tranquility_env.rules.game import ONGOING, Game
 
@@ -38,15 +38,8 @@ class TeamEnv(gymnasium.Env):
     def __init__(self, teammates: Mapping[int, Bot] | None = None, **kwargs: Any) -> None:
         self.config, self.options = parse_env_kwargs(kwargs)
         self.render_mode = self.options.render_mode
-        self.teammates = dict(teammates or {})
-        for seat, bot in self.teammates.items():
-            if not isinstance(seat, int) or not 0 <= seat < self.config.players:
-                raise ValueError(f"teammate seat {seat!r} is not a seat from 0 to {self.config.players - 1}")
-            if not isinstance(bot, Bot):
-                raise ValueError(f"teammate at seat {seat} has no act(observation, action_mask, view) method")
+        self.teammates = check_teammates(teammates, self.config)
         self.policy_seats = [s for s in range(self.config.players) if s not in self.teammates]
-        if not self.policy_seats:
-            raise ValueError("every seat holds a teammate bot: the policy would never decide")
         self.observation_space = spaces.Box(0.0, encoding.OBSERVATION_HIGH, dtype=np.float32)
         self.action_space = spaces.Discrete(actions.N_ACTIONS)
         self.game: Game | None = None

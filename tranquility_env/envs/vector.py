@@ -37,7 +37,7 @@ from tranquility_env.batch import layout as L
 from tranquility_env.batch.reference import GameList
 from tranquility_env.bots import Bot
 from tranquility_env.bots.policy import PolicyBot
-from tranquility_env.envs.options import EnvOptions, parse_env_kwargs
+from tranquility_env.envs.options import EnvOptions, check_teammates, parse_env_kwargs
 from tranquility_env.rules import actions, cards
 from tranquility_env.rules.board import N_SLOTS
 from tranquility_env.rules.game import IllegalMove
@@ -67,14 +67,7 @@ class TeamBatch:
             raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
         if self.options.render_mode is not None:
             raise ValueError("a vector env does not render; render one game with TeamEnv (render_mode=...)")
-        self.teammates = dict(teammates or {})
-        for seat, bot in self.teammates.items():
-            if not isinstance(seat, int) or not 0 <= seat < self.config.players:
-                raise ValueError(f"teammate seat {seat!r} is not a seat from 0 to {self.config.players - 1}")
-            if not isinstance(bot, Bot):
-                raise ValueError(f"teammate at seat {seat} has no act(observation, action_mask, view) method")
-        if len(self.teammates) == self.config.players:
-            raise ValueError("every seat holds a teammate bot: the policy would never decide")
+        self.teammates = check_teammates(teammates, self.config)
         self.batch = ENGINES[engine](self.config, num_envs, threads)
         self.num_envs = num_envs
         self.bot_seat = np.array([s in self.teammates for s in range(self.config.players)])
