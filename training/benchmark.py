@@ -246,6 +246,7 @@ def curves(out: Path, results: list[dict]) -> list[Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     made = []
@@ -253,10 +254,11 @@ def curves(out: Path, results: list[dict]) -> list[Path]:
         fig, (by_steps, by_time) = plt.subplots(1, 2, figsize=(11, 4))
         drawn = False
         for r in results:
-            logs = out / r["task"] / r["algorithm"] / f"seed_{r['seed']}" / "runs" / "run"
-            if r["task"] != task_name or not logs.exists():
+            runs = out / r["task"] / r["algorithm"].replace(":", "_") / f"seed_{r['seed']}" / "runs"
+            logs = sorted(runs.glob("run*"))  # SB3 names its logs run_1
+            if r["task"] != task_name or not logs:
                 continue
-            charts = EventAccumulator(str(logs))
+            charts = EventAccumulator(str(logs[-1]))
             charts.Reload()
             if "eval/win_rate" not in charts.Tags()["scalars"]:
                 continue
@@ -274,6 +276,7 @@ def curves(out: Path, results: list[dict]) -> list[Path]:
                 axis.set_ylim(0, 1)
                 axis.set_ylabel("win rate (tuning deals)")
                 axis.grid(alpha=0.3)
+            by_steps.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
             by_steps.legend(fontsize=7)
             fig.suptitle(f"{task_name}: time to score")
             path = out / f"curves_{task_name}.png"
