@@ -167,7 +167,10 @@ class GameBatch:
     def step(self, actions_: Any, where: np.ndarray | None = None) -> None:
         """Make one move in every game (or those ``where`` is true). All are checked first: on an
         illegal one ``IllegalMove`` names the slot and no game changes."""
-        ids = self.check(actions_, where)
+        self.apply(self.check(actions_, where), where)
+
+    def apply(self, ids: np.ndarray, where: np.ndarray | None = None) -> None:
+        """``step`` for int64 ids that ``check`` has passed (callers that check once, then step)."""
         numba.set_num_threads(self.threads)
         _apply_all(self.rows, self.cfg, ids, self._where(where))
         self.finish_ropes()

@@ -83,7 +83,9 @@ class GameList:
         return ids
 
     def step(self, actions_: Any, where: np.ndarray | None = None) -> None:
-        ids = self.check(actions_, where)
+        self.apply(self.check(actions_, where), where)
+
+    def apply(self, ids: np.ndarray, where: np.ndarray | None = None) -> None:
         for i, game in enumerate(self.games):
             if where is None or where[i]:
                 game.apply_action(int(ids[i]))

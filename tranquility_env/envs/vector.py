@@ -108,7 +108,7 @@ class TeamBatch:
         ids = self.batch.check(ids) if options.illegal_action == "raise" else self._lose_illegal(ids, where, refusals)
         before = self.batch.cards_on_mountain() if options.reward_shaping else 0
         self._count(ids, where)
-        self.batch.step(ids, where)
+        self.batch.apply(ids, where)  # checked above
         self._play_bots(where)
         status = self.batch.status
         rewards = (status == L.WON).astype(np.float64)
