@@ -69,8 +69,9 @@ def create_app(
 ) -> Starlette:
     """The app; ``replays`` receives every game played and is where saved replays are opened
     from, ``checkpoints`` the folder whose bots a page may seat besides the shipped ones. With a
-    ``seed`` the games get the deals ``seed``, ``seed + 1``, ... (for demonstrations and tests;
-    a page never learns them), otherwise random ones."""
+    ``seed`` the games get the deals ``seed``, ``seed + 1``, ... and their bots seeds of their own
+    (for demonstrations and tests: a game replays alike; a page never learns them), otherwise
+    random ones."""
     dealt = itertools.count(seed) if seed is not None else None
     replays.mkdir(parents=True, exist_ok=True)
     games: OrderedDict[str, TableSession] = OrderedDict()
@@ -116,17 +117,18 @@ def create_app(
             raise Refused(400, f"bots must name one bot for every seat or one for each of the {len(others)} others")
         names = names * len(others) if len(names) == 1 else names  # solo: no bot seat
         bots, seats = {}, ["person"] * config.players
+        deal = next(dealt) if dealt else None
         for s, name in zip(others, names, strict=True):
             spec = bot_spec(name, config)
-            try:
-                bots[s] = make_bot(spec, seed=None, table=config)
+            try:  # a seeded app seeds its bots too, so that its games replay alike
+                bots[s] = make_bot(spec, seed=None if deal is None else deal * 8 + s, table=config)
             except ValueError as err:
                 raise Refused(400, str(err)) from None
             seats[s] = name
         while len(games) >= MAX_GAMES:  # the game left alone longest makes room (quit if it was going on)
             oldest = min(games, key=lambda k: games[k].touched)
             games.pop(oldest).quit()
-        session = TableSession(config, seat, bots, seats, replays, pace=pace, seed=next(dealt) if dealt else None)
+        session = TableSession(config, seat, bots, seats, replays, pace=pace, seed=deal)
         games[session.id] = session
         return session
 
