@@ -143,11 +143,7 @@ class GameBatch:
     def check(self, actions_: Any, where: np.ndarray | None = None) -> np.ndarray:
         """The actions as an int64 array, checked: ``IllegalMove`` naming the first slot whose
         action is not an integer id or not legal there, with ``Game``'s reason."""
-        ids = as_actions(actions_, self.num_games)
-        bad = np.flatnonzero(self._where(where) & ~self.legal(ids))
-        if bad.size:
-            raise IllegalMove(f"slot {bad[0]}: {self.why_illegal(int(bad[0]), int(ids[bad[0]]))}")
-        return ids
+        return check_actions(self, actions_, self._where(where))
 
     def legal(self, ids: np.ndarray) -> np.ndarray:
         """Whether each game's action (int64 ids, any value) is legal there now."""
@@ -155,14 +151,7 @@ class GameBatch:
 
     def why_illegal(self, i: int, action: int) -> str:
         """What ``Game`` says of ``action`` in slot ``i``: the move and the rule it breaks."""
-        game = self.game(i)
-        if game.is_over:
-            return f"its game is over ({game.status}); reset it first"
-        try:
-            game.apply_action(action)
-        except IllegalMove as err:
-            return str(err)
-        raise AssertionError(f"slot {i}: the batch and Game disagree on action {action}")
+        return refusal(self.game(i), action)
 
     def step(self, actions_: Any, where: np.ndarray | None = None) -> None:
         """Make one move in every game (or those ``where`` is true). All are checked first: on an
@@ -255,6 +244,28 @@ class GameBatch:
         if out.shape != (self.num_games, size) or out.dtype != dtype or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous {np.dtype(dtype)} array of shape ({self.num_games}, {size})")
         return out
+
+
+def check_actions(games: Any, actions_: Any, where: np.ndarray) -> np.ndarray:
+    """``actions_`` as int64 ids for ``games`` (a ``GameBatch`` or ``GameList``); ``IllegalMove``
+    naming the first slot ``where`` is true whose action is not legal there, in ``Game``'s words."""
+    ids = as_actions(actions_, games.num_games)
+    bad = np.flatnonzero(where & ~games.legal(ids))
+    if bad.size:
+        raise IllegalMove(f"slot {bad[0]}: {games.why_illegal(int(bad[0]), int(ids[bad[0]]))}")
+    return ids
+
+
+def refusal(game: Game, action: int) -> str:
+    """Why ``game`` refuses ``action`` (``Game.apply_action``'s message; the game is a copy to
+    spare)."""
+    if game.is_over:
+        return f"its game is over ({game.status}); reset it first"
+    try:
+        game.apply_action(action)
+    except IllegalMove as err:
+        return str(err)
+    raise AssertionError(f"the engines disagree: action {action} is legal in Game")
 
 
 def _seed(seed: Any) -> int:

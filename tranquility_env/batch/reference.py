@@ -13,10 +13,10 @@ import numpy as np
 
 from tranquility_env import encoding
 from tranquility_env.batch import layout as L
-from tranquility_env.batch.engine import as_actions
+from tranquility_env.batch.engine import check_actions, refusal
 from tranquility_env.rules import actions
 from tranquility_env.rules.config import Config
-from tranquility_env.rules.game import Game, IllegalMove
+from tranquility_env.rules.game import Game
 
 _STATUS = {name: code for code, name in enumerate(L.STATUS_NAMES)}
 
@@ -67,20 +67,10 @@ class GameList:
         return np.array([int(a) in g.legal_actions() for g, a in zip(self.games, ids, strict=True)])
 
     def why_illegal(self, i: int, action: int) -> str:
-        try:
-            self.games[i].clone().apply_action(action)
-        except IllegalMove as err:
-            return str(err)
-        return "legal"
+        return refusal(self.games[i].clone(), action)
 
     def check(self, actions_: Any, where: np.ndarray | None = None) -> np.ndarray:
-        ids = as_actions(actions_, self.num_games)
-        where = np.ones(self.num_games, dtype=np.bool_) if where is None else where
-        for i in np.flatnonzero(where & ~self.legal(ids)):
-            game = self.games[i]
-            why = f"its game is over ({game.status}); reset it first" if game.is_over else self.why_illegal(i, ids[i])
-            raise IllegalMove(f"slot {i}: {why}")
-        return ids
+        return check_actions(self, actions_, np.ones(self.num_games, dtype=np.bool_) if where is None else where)
 
     def step(self, actions_: Any, where: np.ndarray | None = None) -> None:
         self.apply(self.check(actions_, where), where)

@@ -100,7 +100,7 @@ class TeamBatch:
     # ------------------------------------------------------------------ step
     def step(self, ids: Any) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
         """One policy decision in every game: (team rewards, terminated, refusal or None per game).
-        Finished games are not dealt again here (``reset_finished``)."""
+        Finished games are not dealt again here (``reset`` the finished slots)."""
         options: EnvOptions = self.options
         ids = np.asarray(ids)
         refusals: list[str | None] = [None] * self.num_envs
@@ -231,7 +231,7 @@ class TeamVectorEnv(gymnasium.vector.VectorEnv):
         observations = games.observations.copy()
         infos = self._infos()
         for i in np.flatnonzero(terminated):
-            final = {"seat": int(games.batch.current[i]), "action_mask": games.masks[i].copy()}
+            final = {"seat": int(infos["seat"][i]), "action_mask": games.masks[i].copy()}
             if refusals[i] is not None:
                 final["illegal_move"] = refusals[i]
             else:
