@@ -10,6 +10,7 @@ import pytest
 
 from tranquility_env import Config, Game, bots, encoding
 from tranquility_env.arena import bot_action, play_until
+from tranquility_env.batch import GameBatch
 from tranquility_env.bots import HeuristicBot, PolicyBot, ValueModel, make_bot
 from tranquility_env.bots import search as search_module
 from tranquility_env.checkpoint import CheckpointError, save
@@ -126,7 +127,11 @@ def test_own_search_rollouts_played_together_end_as_when_played_one_move_at_a_ti
         games.append(game)
     assert all(game.status == "ongoing" for game in games)
     alone = [game.clone() for game in games]
-    bot.play_out(games)
+    batch = GameBatch(games[0].config, len(games))
+    for i, game in enumerate(games):
+        batch.load(i, game)
+    bot.play_out(batch)
+    games = [batch.game(i) for i in range(len(games))]
     for game in alone:
         while game.status == "ongoing":
             legal = game.legal_actions()

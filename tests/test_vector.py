@@ -157,6 +157,34 @@ def test_policy_bot_seats_decide_in_one_batched_pass(tmp_path) -> None:
     assert max(calls) > 1  # several games in one call
 
 
+def test_heuristic_seats_decide_in_compiled_code_until_they_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HeuristicBot`` seats: the compiled value model where the bot does not search, its own
+    search game by game where it does; the envs equal ``TeamEnv`` copies throughout."""
+    from tranquility_env.batch import value_model
+    from tranquility_env.bots import HeuristicBot
+
+    bot = HeuristicBot(seed=3, rollouts=2, search_from=28)
+    compiled = []
+    choices = value_model.choices
+    monkeypatch.setattr(value_model, "choices", lambda b, h, g: compiled.append(len(g)) or choices(b, h, g))
+    n, kwargs = 3, {"players": 3, "teammates": {1: bot, 2: bot}}
+    vec = gymnasium.make_vec(TEAM_ID, num_envs=n, **kwargs)
+    ref = SyncVectorEnv([lambda: TeamEnv(**kwargs) for _ in range(n)], autoreset_mode=AutoresetMode.SAME_STEP)
+    searched = []
+    bot_search = bot.search
+    monkeypatch.setattr(bot, "search", lambda *a: searched.append(a) or bot_search(*a))
+    for got, want in zip(vec.reset(seed=5), ref.reset(seed=5), strict=True):
+        assert_equal(got, want, "reset")
+    rng, finished = random.Random(4), 0
+    for step in range(120):
+        ids = choose(vec.action_masks(), rng, 0.0)
+        got, want = vec.step(ids), ref.step(ids)
+        for name, x, y in zip(("obs", "reward", "terminated", "truncated", "infos"), got, want, strict=True):
+            assert_equal(x, y, f"step {step} {name}")
+        finished += int(got[2].sum())
+    assert finished >= 1 and sum(compiled) > 100 and searched
+
+
 # ---------------------------------------------------------------------- SB3
 def test_sb3_vec_env_is_dummy_vec_env_over_team_env() -> None:
     pytest.importorskip("stable_baselines3")

@@ -11,10 +11,12 @@ every decision) and prints our 3-player figure as a ratio to it.
 it times PettingZoo's ``hanabi_v5`` (2 players) and ``connect_four_v3`` the same way in the same
 run and prints our 3-player steps/s as a ratio to each.
 
-``--heuristic``: seconds per 3-player game of a ``HeuristicBot`` team, with its end-game search
-and without (``rollouts=0``), the median over the games (``--games``, default 40), and the ratio;
-then the shipped 3-player bot with the same search over its own rollouts
-(``policy+own-search``) on the same deals, as a ratio to the heuristic's search.
+``--heuristic``: seconds per 3-player game of a team that searches, the median over the games
+(``--games``, default 10): ``HeuristicBot`` without search (``rollouts=0``), then with its
+end-game search, and the shipped 3-player bot with the same search over its own rollouts
+(``policy+own-search``), each search with its rollouts played one game at a time in Python (as
+before the batched engine) and batched, on the same deals in the same run; the ratios, and in
+how many games the two made the same moves.
 
 ``--policy``: microseconds per decision of ``PolicyBot.act`` (the shipped 3-player
 bot) on the positions of its own games (``--games``, default 40), against the dense forward
@@ -29,6 +31,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 from tranquility_env import Game
 
@@ -116,7 +119,7 @@ def median_rates(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, help="games per run (default 400; 40 with --heuristic)")
+    parser.add_argument("--games", type=int, help="games per run (default 400; 10 with --heuristic, 40 with --policy)")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure; the median is printed (default 5)")
     parser.add_argument("--env", action="store_true", help="time the PettingZoo AEC loop instead of the engine")
     parser.add_argument("--heuristic", action="store_true", help="time HeuristicBot games with and without search")
@@ -124,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", action="store_true", help="time the batched engine against OpenSpiel and PettingZoo")
     args = parser.parse_args(argv)
     if args.games is None:
-        args.games = 40 if args.heuristic or args.policy else 400
+        args.games = 10 if args.heuristic else 40 if args.policy else 400
     if args.games < 1 or args.runs < 1:
         parser.error("--games and --runs must be at least 1")
     if args.env:
@@ -274,28 +277,52 @@ def bench_env(games: int, runs: int) -> None:
 
 
 def bench_heuristic(games: int) -> None:
-    from tranquility_env.arena import play_until
-    from tranquility_env.bots import HeuristicBot, make_bot, shipped_bot
+    import numpy as np
 
+    from tranquility_env import encoding
+    from tranquility_env.arena import play_until
+    from tranquility_env.bots import HeuristicBot, PolicyBot, make_bot, shipped_bot
+
+    policy = PolicyBot.load(shipped_bot(3))
+
+    def policy_one_by_one(batch: Any) -> None:
+        """``PolicyWithSearchBot.play_out`` as before the batched engine: each game alone."""
+        for i in range(batch.num_games):
+            game = batch.game(i)
+            while game.status == "ongoing":
+                legal = game.legal_actions()
+                observation = encoding.observation(game, game.current)
+                game.apply_action(legal[0] if len(legal) == 1 else policy.choose(observation, np.asarray(legal)))
+            batch.load(i, game)
+
+    def one_by_one(bot: Any) -> Any:
+        bot.play_out = bot.play_out_one_by_one if isinstance(bot, HeuristicBot) else policy_one_by_one
+        return bot
+
+    own = f"policy+own-search:{shipped_bot(3)}"
     print(f"Searching teams, 3 players, one core; median seconds per game over {games} games")
-    searching = int(HeuristicBot().setting("rollouts", 3))
     teams = {
         "value model alone (rollouts=0)": lambda seed: HeuristicBot(rollouts=0, seed=seed),
-        f"with end-game search ({searching} rollouts)": lambda seed: HeuristicBot(seed=seed),
-        "policy+own-search (shipped p3)": lambda seed: make_bot(f"policy+own-search:{shipped_bot(3)}", seed),
+        "heuristic search, rollouts one game at a time": lambda seed: one_by_one(HeuristicBot(seed=seed)),
+        "heuristic search, rollouts batched (compiled)": lambda seed: HeuristicBot(seed=seed),
+        "policy+own-search, rollouts one game at a time": lambda seed: one_by_one(make_bot(own, seed)),
+        "policy+own-search, rollouts batched": lambda seed: make_bot(own, seed),
     }
-    medians = []
+    medians, moves = [], []
     for label, make in teams.items():
-        seconds = []
+        seconds, taken = [], []
         for i in range(games):
             game = Game.new({"players": 3}, 1_000_000 + i)
             start = time.perf_counter()
-            play_until(game, [make(i) for _ in range(3)])
+            taken.append(play_until(game, [make(i) for _ in range(3)]))
             seconds.append(time.perf_counter() - start)
         medians.append(statistics.median(seconds))
-        print(f"{label:<36} | {medians[-1]:.4f} s")
-    print(f"ratio, search to value model alone: {medians[1] / medians[0]:.1f}")
-    print(f"ratio, policy+own-search to the heuristic's search: {medians[2] / medians[1]:.1f}")
+        moves.append(taken)
+        print(f"{label:<48} | {medians[-1]:.4f} s")
+    for name, (one, batched) in {"heuristic search": (1, 2), "policy+own-search": (3, 4)}.items():
+        same = sum(a == b for a, b in zip(moves[one], moves[batched], strict=True))
+        print(f"ratio, {name} one game at a time to batched: {medians[one] / medians[batched]:.1f} ", end="")
+        print(f"(the same moves in {same} of {games} games)")
 
 
 def bench_policy(games: int, runs: int) -> dict[str, float]:

@@ -100,23 +100,39 @@ def _deck_counts(*deck: Any) -> np.ndarray:
     return counts
 
 
+def unseen_pool(view: Mapping[str, Any]) -> list[int]:
+    """``unseen_cards(view)`` as a sorted list of kind ids: what ``sample_hidden`` deals from."""
+    return [k for k, n in sorted(unseen_cards(view).items()) for _ in range(n)]
+
+
+def sample_hidden(view: Mapping[str, Any], rng: random.Random, pool: list[int]) -> list[tuple[list[int], ...]]:
+    """One random deal of the cards the seat of ``view`` cannot see (``pool``, from
+    ``unseen_pool``): for every other seat its (hand, discard pile, deck), for the seat itself
+    (None, None, deck), as kind ids at their public sizes; hands sorted (N1), a deck's top last."""
+    pool = list(pool)
+    rng.shuffle(pool)
+    out = []
+    for s, p in enumerate(view["players"]):
+        hand = discard = None
+        if s != view["seat"]:
+            hand = sorted(pool.pop() for _ in range(p["hand_size"]))
+            discard = [pool.pop() for _ in range(p["discard_size"])]
+        deck = [pool.pop() for _ in range(p["deck_size"])]  # top card first, as a state lists it
+        out.append((hand, discard, deck[::-1]))
+    return out
+
+
 def sample_game(view: Mapping[str, Any], rng: random.Random) -> Game:
     """A whole game that agrees with everything the seat of ``view`` sees: the unseen cards dealt
-    at random to the other seats' hands and discard piles and to every deck, at their public
-    sizes (a determinization, for bots that search)."""
-    pool = [k for k, n in sorted(unseen_cards(view).items()) for _ in range(n)]
-    rng.shuffle(pool)
+    at random (``sample_hidden``) to the other seats' hands and discard piles and to every deck
+    (a determinization, for bots that search)."""
     players = []
-    for s, p in enumerate(view["players"]):
-        mine = s == view["seat"]
-        hand = [] if mine else sorted(pool.pop() for _ in range(p["hand_size"]))  # hands are kept sorted (N1)
-        discard = [] if mine else [pool.pop() for _ in range(p["discard_size"])]
-        deck = [pool.pop() for _ in range(p["deck_size"])]
+    for p, (hand, discard, deck) in zip(view["players"], sample_hidden(view, rng, unseen_pool(view)), strict=True):
         players.append(
             {
-                "hand": p["hand"] if mine else [cards.NAME[k] for k in hand],
-                "deck": [cards.NAME[k] for k in deck],
-                "discard": p["discard"] if mine else [cards.NAME[k] for k in discard],
+                "hand": p["hand"] if hand is None else [cards.NAME[k] for k in hand],
+                "deck": [cards.NAME[k] for k in reversed(deck)],
+                "discard": p["discard"] if discard is None else [cards.NAME[k] for k in discard],
             }
         )
     data = {key: value for key, value in view.items() if key not in ("players", "seat", "legal_moves")}

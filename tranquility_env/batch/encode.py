@@ -157,18 +157,25 @@ def observation(g, cfg, seat: int, deck_counts, out) -> None:
                 out[FIT + k * ROWS + r - 1] = fit
                 if fit > out[BEST + k]:
                     out[BEST + k] = fit
-    # unseen: the game's cards less those this seat has seen
+    unseen_counts(g, seat, deck_counts, out[UNSEEN : UNSEEN + N_KINDS])
+
+
+@njit(cache=True)
+def unseen_counts(g, seat: int, deck_counts, out) -> None:
+    """``views.unseen_in_game(game, seat)`` into ``out``: the game's cards less those the seat
+    has seen (the mountain, its hand and discards, the removed cards, a card being moved)."""
+    hand, pile = HAND + seat * N_KINDS, DISCARD + seat * MAX_PILE
     for k in range(N_KINDS):
-        out[UNSEEN + k] = deck_counts[k] - g[hand + k]
+        out[k] = deck_counts[k] - g[hand + k]
     for i in range(g[DISCARD_LEN + seat]):
-        out[UNSEEN + g[pile + i]] -= 1
+        out[g[pile + i]] -= 1
     for p in range(N_POS):
         if g[MOUNTAIN + p] >= 0:
-            out[UNSEEN + g[MOUNTAIN + p]] -= 1
+            out[g[MOUNTAIN + p]] -= 1
     for i in range(g[REMOVED_LEN]):
-        out[UNSEEN + g[REMOVED + i]] -= 1
+        out[g[REMOVED + i]] -= 1
     if g[MOVING_CARD] >= 0:
-        out[UNSEEN + g[MOVING_CARD]] -= 1
+        out[g[MOVING_CARD]] -= 1
 
 
 @njit(cache=True)

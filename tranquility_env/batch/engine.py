@@ -295,11 +295,7 @@ def to_row(game: Game, cfg: np.ndarray) -> np.ndarray:
     row[L.MOUNTAIN : L.MOUNTAIN + len(game.mountain)] = game.mountain
     row[L.GOATS : L.GOATS + len(game.goats)] = game.goats
     for s in range(game.config.players):
-        row[L.HAND + s * K : L.HAND + (s + 1) * K] = np.bincount(game.hands[s], minlength=K)
-        row[L.HAND_LEN + s] = len(game.hands[s])
-        for field, length, pile in ((L.DECK, L.DECK_LEN, game.decks[s]), (L.DISCARD, L.DISCARD_LEN, game.discards[s])):
-            row[field + s * L.MAX_PILE : field + s * L.MAX_PILE + len(pile)] = pile
-            row[length + s] = len(pile)
+        write_cards(row, s, game.hands[s], game.discards[s], game.decks[s])
     row[L.REMOVED : L.REMOVED + len(game.removed)] = game.removed
     row[L.REMOVED_LEN] = len(game.removed)
     for i, (seq, done) in enumerate(zip(game.objectives, game.achieved, strict=True)):
@@ -313,6 +309,16 @@ def to_row(game: Game, cfg: np.ndarray) -> np.ndarray:
     if game.status == "ongoing":
         rules.generate(row, cfg)
     return row
+
+
+def write_cards(row: np.ndarray, seat: int, hand: list[int], discard: list[int], deck: list[int]) -> None:
+    """Put ``seat``'s hand, discard pile and deck (kind ids, a deck's top card last) into its row;
+    the caller keeps the game whole (every card once) and generates its legal ids again."""
+    row[L.HAND + seat * K : L.HAND + (seat + 1) * K] = np.bincount(hand, minlength=K)
+    row[L.HAND_LEN + seat] = len(hand)
+    for field, length, pile in ((L.DECK, L.DECK_LEN, deck), (L.DISCARD, L.DISCARD_LEN, discard)):
+        row[field + seat * L.MAX_PILE : field + seat * L.MAX_PILE + len(pile)] = pile
+        row[length + seat] = len(pile)
 
 
 def from_row(row: np.ndarray, config: Config) -> Game:

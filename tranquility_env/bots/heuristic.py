@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from tranquility_env.batch import GameBatch
+from tranquility_env.batch import value_model as compiled
 from tranquility_env.bots.search import best_by_rollouts
 from tranquility_env.bots.value_model import ValueModel
 from tranquility_env.rules.game import ONGOING, Game
@@ -109,10 +111,26 @@ class HeuristicBot:
         rollouts = int(self.setting("rollouts", len(view["players"])))
         return best_by_rollouts(view, candidates, rollouts, self.seed, self.play_out, self.last_search)
 
-    def play_out(self, games: list[Game]) -> None:
-        """Finish ``games`` with every seat playing the value model alone (no search)."""
-        for game in games:
-            while game.status == ONGOING:
-                legal = game.legal_actions()
-                forced = len(legal) == 1
-                game.apply_action(legal[0] if forced else ValueModel.from_game(game, legal, self).ranked()[0])
+    def play_out(self, batch: GameBatch) -> None:
+        """Finish the games of ``batch`` with every seat playing the value model alone (no
+        search): in compiled code (``batch.value_model``), which makes exactly the moves of
+        ``finish`` whenever ``value_model.exact`` holds for these settings, else by ``finish``."""
+        if compiled.exact(self):
+            compiled.play_out(batch, self)
+        else:
+            self.play_out_one_by_one(batch)
+
+    def play_out_one_by_one(self, batch: GameBatch) -> None:
+        """``play_out`` in Python: each game taken out of the batch and finished by ``finish``."""
+        for i in range(batch.num_games):
+            game = batch.game(i)
+            self.finish(game)
+            batch.load(i, game)
+
+    def finish(self, game: Game) -> None:
+        """Finish ``game`` with every seat playing the value model alone: the readable reference
+        of the compiled play-out."""
+        while game.status == ONGOING:
+            legal = game.legal_actions()
+            forced = len(legal) == 1
+            game.apply_action(legal[0] if forced else ValueModel.from_game(game, legal, self).ranked()[0])

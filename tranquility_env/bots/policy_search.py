@@ -15,7 +15,6 @@ from tranquility_env.bots.heuristic import HeuristicBot
 from tranquility_env.bots.policy import PolicyBot
 from tranquility_env.bots.search import best_by_rollouts
 from tranquility_env.rules import board
-from tranquility_env.rules.game import Game
 
 
 class PolicyWithSearchBot:
@@ -61,30 +60,22 @@ class PolicyWithSearchBot:
         rollouts = int(self.heuristic.setting("rollouts", len(view["players"])))
         return best_by_rollouts(view, candidates, rollouts, self.heuristic.seed, self.play_out, self.own_scores)
 
-    def play_out(self, games: list[Game]) -> None:
-        """Finish ``games`` with every seat playing the policy, from what that seat sees. The
-        games move together on the batched engine, one decision in each at a time, so that one
-        pass of the network decides in all of them (``PolicyBot.choose_each``); the finished
-        games replace the list's items."""
+    def play_out(self, batch: GameBatch) -> None:
+        """Finish the games of ``batch`` with every seat playing the policy, from what that seat
+        sees: one decision in each game at a time, so that one pass of the network decides in all
+        of them (``PolicyBot.choose_each``); forced moves are made in compiled code."""
         with _blas().limit(limits=1, user_api="blas"):
-            self._play_together(games)
-
-    def _play_together(self, games: list[Game]) -> None:
-        batch = GameBatch(games[0].config, len(games), threads=1)
-        for i, game in enumerate(games):
-            batch.load(i, game)
-        while True:
-            batch.play_forced()  # a forced move needs no network
-            deciding = batch.status == ONGOING
-            if not deciding.any():
-                break
-            which = np.flatnonzero(deciding)
-            observations = batch.observations()[which]
-            ids, counts = batch.legal_ids()
-            chosen = np.zeros(len(games), dtype=np.int64)
-            chosen[which] = self.policy.choose_each(observations, [ids[i, : counts[i]] for i in which])
-            batch.step(chosen, where=deciding)
-        games[:] = [batch.game(i) for i in range(len(games))]
+            while True:
+                batch.play_forced()  # a forced move needs no network
+                deciding = batch.status == ONGOING
+                if not deciding.any():
+                    return
+                which = np.flatnonzero(deciding)
+                observations = batch.observations()[which]
+                ids, counts = batch.legal_ids()
+                chosen = np.zeros(batch.num_games, dtype=np.int64)
+                chosen[which] = self.policy.choose_each(observations, [ids[i, : counts[i]] for i in which])
+                batch.step(chosen, where=deciding)
 
 
 @functools.cache

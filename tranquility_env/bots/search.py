@@ -1,6 +1,6 @@
 """End-game search by rollouts: each candidate move played out to the end on sampled deals of the
-cards the seat cannot see (``views.sample_game``, so the search never peeks), by whatever
-``play_out`` finishes the games."""
+cards the seat cannot see (``views.sample_game``, so the search never peeks), the games held in
+one ``GameBatch`` and finished by whatever ``play_out`` the bot brings."""
 
 from __future__ import annotations
 
@@ -8,30 +8,42 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tranquility_env.rules import mountain as mrules
-from tranquility_env.rules.game import WON, Game
-from tranquility_env.views import sample_game
+import numpy as np
+
+from tranquility_env.batch import GameBatch, rules
+from tranquility_env.batch.engine import write_cards
+from tranquility_env.batch.layout import WON
+from tranquility_env.views import sample_game, sample_hidden, unseen_pool
 
 WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 
 
 def rollout_scores(
-    view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int, play_out: Callable[[list[Game]], None]
+    view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int, play_out: Callable[[GameBatch], None]
 ) -> list[float]:
     """Each candidate's mean score over ``rollouts`` sampled deals of the unseen cards
-    (``views.sample_game``, the same deals for every candidate), all finished by one call of
-    ``play_out`` (which may move them together, and may replace the list's items with the
-    finished games). A game's score: the cards on the mountain at
-    its end, plus ``WIN_SCORE`` if won. The deals come from a generator seeded by (``seed``,
-    turn, seat)."""
+    (``views.sample_game``, the same deals for every candidate), all finished together by one
+    call of ``play_out`` on a ``GameBatch`` (slot ``i * rollouts + j``: candidate ``i`` made in
+    deal ``j``). A game's score: the cards on the mountain at its end, plus ``WIN_SCORE`` if won.
+    The deals come from a generator seeded by (``seed``, turn, seat)."""
     rng = random.Random(f"{seed}/{view['turn']}/{view['seat']}")
-    worlds = [sample_game(view, rng) for _ in range(rollouts)]
-    games = [world.clone() for _ in candidates for world in worlds]  # candidate by candidate
-    for i, game in enumerate(games):
-        game.apply_action(candidates[i // rollouts])
-    play_out(games)
-    scores = [mrules.cards_on_mountain(game.mountain) + (WIN_SCORE if game.status == WON else 0) for game in games]
-    return [sum(scores[i * rollouts : (i + 1) * rollouts]) / rollouts for i in range(len(candidates))]
+    first = sample_game(view, rng)  # checked whole by Game; the other deals only move hidden cards
+    batch = GameBatch(first.config, len(candidates) * rollouts, threads=1)
+    batch.load(0, first)
+    pool = unseen_pool(view)
+    for j in range(1, rollouts):
+        row = batch.rows[j]
+        row[:] = batch.rows[0]
+        for s, (hand, discard, deck) in enumerate(sample_hidden(view, rng, pool)):
+            if hand is None:  # the seat's own hand and discards, as seen
+                hand, discard = first.hands[s], first.discards[s]
+            write_cards(row, s, hand, discard, deck)
+        rules.generate(row, batch.cfg)
+    batch.rows[rollouts:] = np.tile(batch.rows[:rollouts], (len(candidates) - 1, 1))
+    batch.step(np.repeat(np.array(candidates, dtype=np.int64), rollouts))
+    play_out(batch)
+    scores = batch.cards_on_mountain() + WIN_SCORE * (batch.status == WON)
+    return [int(total) / rollouts for total in scores.reshape(len(candidates), rollouts).sum(axis=1)]
 
 
 def best_by_rollouts(
@@ -39,7 +51,7 @@ def best_by_rollouts(
     candidates: list[int],
     rollouts: int,
     seed: int,
-    play_out: Callable[[list[Game]], None],
+    play_out: Callable[[GameBatch], None],
     scores: dict[int, float],
 ) -> int:
     """The candidate with the best ``rollout_scores`` (ties to the earlier one); ``scores`` is

@@ -14,7 +14,8 @@ same seeds and actions (``tests/test_vector.py``):
 - ``action_masks()`` gives the masks, shape ``(num_envs, n_actions)``, for MaskablePPO-style code.
 
 Teammate bots play inside the step; a ``PolicyBot`` decides for all its games in one batched pass
-(``choose_each``), other bots game by game. The keyword arguments are ``TeamEnv``'s, plus
+(``choose_each``), a ``HeuristicBot`` by its value model in compiled code (``batch.value_model``)
+wherever it does not search, other bots game by game. The keyword arguments are ``TeamEnv``'s, plus
 ``threads`` (cores the engine uses; default all) and ``engine``: "batch" (the compiled batched
 engine, default) or "game" (plain ``Game`` objects stepped one by one in Python: the reference).
 """
@@ -32,10 +33,10 @@ from gymnasium.vector import AutoresetMode
 
 from tranquility_env import encoding
 from tranquility_env.arena import bot_action
-from tranquility_env.batch import GameBatch
+from tranquility_env.batch import GameBatch, value_model
 from tranquility_env.batch import layout as L
 from tranquility_env.batch.reference import GameList
-from tranquility_env.bots import Bot
+from tranquility_env.bots import Bot, HeuristicBot
 from tranquility_env.bots.policy import PolicyBot
 from tranquility_env.envs.options import EnvOptions, check_teammates, parse_env_kwargs
 from tranquility_env.rules import actions, cards
@@ -161,9 +162,15 @@ class TeamBatch:
                         observations = self.batch.observations()
                     legal = [self.batch.legal_actions(i) for i in games]
                     ids[games] = bot.choose_each(observations[games], legal)
-                else:
-                    for i in games:
-                        ids[i] = bot_action(self.batch.game(i), bot)
+                    continue
+                if isinstance(bot, HeuristicBot) and isinstance(self.batch, GameBatch) and value_model.exact(bot):
+                    # its value model in compiled code, where it does not search
+                    filled = value_model.filled(self.batch)[games]
+                    searching = np.array([bot.searches(n, self.config.players) for n in filled], dtype=np.bool_)
+                    ids[games[~searching]] = value_model.choices(self.batch, bot, games[~searching])
+                    games = games[searching]
+                for i in games:
+                    ids[i] = bot_action(self.batch.game(i), bot)
             self._count(ids, todo)
             self.batch.step(ids, todo)
 
