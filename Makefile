@@ -37,6 +37,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python -m tranquility_env.bench
 	$(BIN)/python -m tranquility_env.bench --env
 	$(BIN)/python -m tranquility_env.bench --batch
+	$(BIN)/python -m tranquility_env.bench --heuristic
 	$(BIN)/python -m tranquility_env.training.speed
 
 # docs/results.md, "Every team alone": random, the heuristic with and without its search, and the

@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+from tranquility_env.bots.partners import names as partner_names
 from tranquility_env.tasks import Task
 
 
@@ -25,7 +26,7 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
 
     out = tmp_path / "bench"
     algorithms = ["random", "heuristic-no-search", "mappo", f"{__name__}:custom_method"]
-    rows = benchmark.run(["p2-v1"], algorithms, seeds=2, scale=0.005, games=4, out=out, workers=1)
+    rows = benchmark.run(["p2-v1"], algorithms, seeds=2, scale=0.005, games=4, out=out, workers=1, teamwork_games=2)
     assert [(r["algorithm"], r["seeds"]) for r in rows] == [(a, 2) for a in algorithms]
     assert rows[1]["win_rate"] > rows[0]["win_rate"] == 0.0  # the value model wins some of 4 deals; random none
     cells = json.loads((out / "results.json").read_text())["cells"]
@@ -39,12 +40,24 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
     assert "| p2-v1 | heuristic-no-search | 2 |" in (out / "results.md").read_text()
     assert (out / "curves_p2-v1.png").stat().st_size > 10_000
 
+    # ad-hoc teamwork with every test partner, and cross-play where the seeds made different bots
+    teams = {t["algorithm"]: t for t in json.loads((out / "results.json").read_text())["teamwork"]}
+    assert list(teams) == algorithms and set(teams["mappo"]["partners"]) == set(partner_names("test"))
+    careful = teams["heuristic-no-search"]["partners"]["careful"]
+    assert len(careful["with"]) == 2 and 0 <= careful["mean"] <= 1 and 0 <= careful["alone"] <= 1
+    assert teams["random"]["cross_play"] is None  # one bot, whatever the seed
+    assert len(teams["mappo"]["cross_play"]) == 2 and all(len(row) == 2 for row in teams["mappo"]["cross_play"])
+    report = (out / "results.md").read_text()
+    assert "Ad-hoc teamwork (2 deals)" in report and "| p2-v1 | mappo | " in report.split("Cross-play")[1]
+
     # interrupted and run again: done cells are read back, not trained again
     (out / "p2-v1" / "random" / "seed_1" / "result.json").unlink()
     before = (out / "p2-v1" / "mappo" / "seed_0" / "result.json").stat().st_mtime_ns
-    again = benchmark.run(["p2-v1"], algorithms, seeds=2, scale=0.005, games=4, out=out, workers=1)
+    teamwork_before = (out / "p2-v1" / "mappo" / "teamwork.json").stat().st_mtime_ns
+    again = benchmark.run(["p2-v1"], algorithms, seeds=2, scale=0.005, games=4, out=out, workers=1, teamwork_games=2)
     assert again == rows
     assert (out / "p2-v1" / "mappo" / "seed_0" / "result.json").stat().st_mtime_ns == before
+    assert (out / "p2-v1" / "mappo" / "teamwork.json").stat().st_mtime_ns == teamwork_before
     assert (out / "p2-v1" / "random" / "seed_1" / "result.json").exists()
 
 
@@ -57,6 +70,7 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
         ({"seeds": 0}, "--seeds must be at least 1"),
         ({"scale": 0.0}, "--scale must be a positive number"),
         ({"games": 0}, "--games must be from 1 to 1000"),
+        ({"teamwork_games": -1}, "--teamwork-games must be from 0"),
     ],
 )
 def test_bad_requests_are_refused_before_any_training(tmp_path: Path, kwargs: dict, words: str) -> None:

@@ -8,7 +8,9 @@ resumes where it stopped; ``DIR/protocol.json`` pins the protocol and task versi
 directory of another version is refused. At the end: ``results.json``, ``results.csv`` and
 ``results.md`` (per task and algorithm, the mean win rate over seeds with its 95% interval) and,
 for the learning algorithms, time-to-score curves (``curves_<task>.png``: the win rate on tuning
-deals during training against env steps and against wall-clock).
+deals during training against env steps and against wall-clock). With ``--teamwork-games N``
+(default 200) the tables also give each algorithm's ad-hoc score beside every test partner of
+the pool and the cross-play of its seeds' bots (``teamwork``).
 
 A new method enters as ``--algorithms my_package.module:function``: ``function(task, seed,
 budget, folder)`` trains within ``budget`` env steps (files under ``folder``) and returns a bot
@@ -97,7 +99,7 @@ ALGORITHMS = {
         ),
     )
 }
-DEFAULT_ALGORITHMS = ("random", "heuristic-no-search", "mappo", "ippo", "maskable-ppo")
+DEFAULT_ALGORITHMS = ("random", "heuristic-no-search", "heuristic", "mappo", "ippo", "maskable-ppo")
 
 
 def algorithm(name: str) -> Algorithm:
@@ -153,8 +155,12 @@ def commit() -> str:
     return done.stdout.strip() if done.returncode == 0 else "unknown"
 
 
-def run_cell(task: Task, algo: Algorithm, seed: int, budget: int, games: int, folder: Path, workers: int) -> dict:
-    """Train (if a learning algorithm) and evaluate one cell; its result, also written to ``folder``."""
+def run_cell(
+    task: Task, algo: Algorithm, seed: int, budget: int, games: int, folder: Path, workers: int, same: dict | None
+) -> dict:
+    """Train (if a learning algorithm) and evaluate one cell; its result, also written to ``folder``.
+    ``same``: a cell of this fixed bot already played on these deals (its bots are seeded by the
+    deal, so another seed plays every game alike), whose outcome is taken instead of playing again."""
     from tranquility_env.training.evaluate import evaluate
 
     result_file = folder / "result.json"
@@ -166,7 +172,12 @@ def run_cell(task: Task, algo: Algorithm, seed: int, budget: int, games: int, fo
         spec = algo.train(task, seed, budget, folder)
     trained = time.time() - start
     deals = task.evaluation_deals(games)
-    outcome = evaluate(spec, task.config, games, deals[0], workers)
+    played = ("win_rate", "ci95", "mean_cards")
+    if same is not None and same["bot"] == spec and same["games"] == games:
+        outcome = {key: same[key] for key in played}
+    else:
+        team = evaluate(spec, task.config, games, deals[0], workers)
+        outcome = {"win_rate": team.win_rate, "ci95": list(team.ci95), "mean_cards": team.mean_cards}
     result = {
         "task": task.name,
         "algorithm": algo.name,
@@ -175,17 +186,66 @@ def run_cell(task: Task, algo: Algorithm, seed: int, budget: int, games: int, fo
         "train_seconds": round(trained, 1),
         "bot": spec,
         "games": games,
-        "win_rate": outcome.win_rate,
-        "ci95": list(outcome.ci95),
-        "mean_cards": outcome.mean_cards,
+        **outcome,
         "hardware": hardware(),
         "commit": commit(),
         "protocol": PROTOCOL_VERSION,
     }
-    tmp = folder / "result.tmp.json"
-    tmp.write_text(json.dumps(result, indent=1))
-    tmp.replace(result_file)  # a cell is done only once its whole result is on disk
-    return result
+    return kept(result_file, lambda: result)  # a cell is done only once its whole result is on disk
+
+
+def teamwork(task: Task, algo: str, cells: list[dict], games: int, out: Path, workers: int) -> dict | None:
+    """Ad-hoc teamwork and cross-play of one algorithm on one task (2 players or more), from its
+    cells (one a seed), on the first ``games`` evaluation deals:
+
+    - ad-hoc: each seed's bot in one seat, a test partner of the pool (``bots.partners``) in the
+      others, beside that partner's own team; no reference algorithm trains with a partner;
+    - cross-play: the seeds' bots mixed (``evaluate.cross_play``), when the seeds made different bots.
+
+    Kept as ``teamwork.json`` in the algorithm's folder (a partner's own team under
+    ``<task>/partners/``), so a resumed run reads it back."""
+    from tranquility_env.bots.partners import names as partner_names
+    from tranquility_env.training.evaluate import cross_play, evaluate, with_partner
+
+    if task.config.players < 2:
+        return None
+    done = out / task.name / algo.replace(":", "_") / "teamwork.json"
+    first, bots = task.evaluation_deals(games)[0], [c["bot"] for c in cells]
+    if done.exists() and json.loads(done.read_text()).get("bots") == bots:
+        return json.loads(done.read_text())
+    done.unlink(missing_ok=True)  # made for other bots (a cell trained again)
+    partners = {}
+    for name in partner_names("test"):
+        partner = f"partner:{name}"
+        alone = kept(
+            out / task.name / "partners" / f"{name}_{games}.json",
+            lambda p=partner: {"win_rate": evaluate(p, task.config, games, first, workers).win_rate},
+        )["win_rate"]
+        rate = {b: with_partner(b, partner, task.config, games, first, workers).win_rate for b in dict.fromkeys(bots)}
+        rates = [rate[b] for b in bots]
+        partners[name] = {"alone": alone, "with": rates, "mean": statistics.fmean(rates)}
+    distinct = len(set(bots)) > 1
+    result = {
+        "task": task.name,
+        "algorithm": algo,
+        "games": games,
+        "bots": bots,
+        "partners": partners,
+        "cross_play": cross_play(bots, task.config, games, first, workers) if distinct else None,
+    }
+    return kept(done, lambda: result)
+
+
+def kept(path: Path, make: Callable[[], dict]) -> dict:
+    """The JSON at ``path``, or ``make()`` written there whole (never half a file)."""
+    if path.exists():
+        return json.loads(path.read_text())
+    value = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(value, indent=1))
+    tmp.replace(path)
+    return value
 
 
 def summarise(results: list[dict]) -> list[dict]:
@@ -218,9 +278,10 @@ def _t95(n: int) -> float:
     return table.get(n, 1.96)
 
 
-def write_tables(out: Path, results: list[dict], rows: list[dict]) -> None:
+def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[dict] | None = None) -> None:
+    teams = teams or []
     (out / "results.json").write_text(
-        json.dumps({"protocol": PROTOCOL_VERSION, "cells": results, "rows": rows}, indent=1)
+        json.dumps({"protocol": PROTOCOL_VERSION, "cells": results, "rows": rows, "teamwork": teams}, indent=1)
     )
     with (out / "results.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -236,7 +297,43 @@ def write_tables(out: Path, results: list[dict], rows: list[dict]) -> None:
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     first = results[0]
     lines += ["", f"hardware: {first['hardware']}; commit {first['commit']}; protocol {PROTOCOL_VERSION}"]
-    (out / "results.md").write_text("\n".join(lines) + "\n")
+    (out / "results.md").write_text("\n".join(lines + teamwork_lines(teams)) + "\n")
+
+
+def teamwork_lines(teams: list[dict]) -> list[str]:
+    """The ad-hoc table (per partner: the algorithm's bot with the partner, mean over seeds, and the
+    partner's own team) and the cross-play table (self-play against mixed seeds)."""
+    if not teams:
+        return []
+    partners = list(teams[0]["partners"])
+    lines = [
+        "",
+        f"Ad-hoc teamwork ({teams[0]['games']} deals): one seat the algorithm's bot, the others the test",
+        "partner; each cell the mixed team's win rate (mean over seeds), the partner's own team in brackets.",
+        "",
+        "| task | algorithm | " + " | ".join(partners) + " | mean difference |",
+        "|---|---|" + "---:|" * (len(partners) + 1),
+    ]
+    for t in teams:
+        cells = [f"{p['mean']:.1%} ({p['alone']:.1%})" for p in t["partners"].values()]
+        gap = statistics.fmean(p["mean"] - p["alone"] for p in t["partners"].values())
+        lines.append(f"| {t['task']} | {t['algorithm']} | " + " | ".join(cells) + f" | {100 * gap:+.1f} points |")
+    crossed = [t for t in teams if t["cross_play"]]
+    if crossed:
+        lines += [
+            "",
+            "Cross-play across seeds: even seats one seed's bot, odd seats another's (matrices in results.json).",
+            "",
+            "| task | algorithm | self-play (diagonal) | cross-play (off the diagonal) | difference |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for t in crossed:
+            m = t["cross_play"]
+            own = statistics.fmean(m[i][i] for i in range(len(m)))
+            mixed = statistics.fmean(m[i][j] for i in range(len(m)) for j in range(len(m)) if i != j)
+            gap = f"{100 * (mixed - own):+.1f} points"
+            lines.append(f"| {t['task']} | {t['algorithm']} | {own:.1%} | {mixed:.1%} | {gap} |")
+    return lines
 
 
 def curves(out: Path, results: list[dict]) -> list[Path]:
@@ -287,28 +384,43 @@ def curves(out: Path, results: list[dict]) -> list[Path]:
 
 
 def run(
-    task_names: list[str], algo_names: list[str], seeds: int, scale: float, games: int, out: Path, workers: int
+    task_names: list[str],
+    algo_names: list[str],
+    seeds: int,
+    scale: float,
+    games: int,
+    out: Path,
+    workers: int,
+    teamwork_games: int = 0,
 ) -> list[dict]:
-    """The whole protocol; returns the summary rows."""
+    """The whole protocol; returns the summary rows. ``teamwork_games`` > 0 adds the ad-hoc and
+    cross-play evaluation (``teamwork``) on that many deals."""
     if seeds < 1:
         raise ValueError(f"--seeds must be at least 1, got {seeds}")
     if not scale > 0 or not math.isfinite(scale):
         raise ValueError(f"--scale must be a positive number, got {scale}")
     if not 1 <= games <= tasks.EVALUATION_GAMES:
         raise ValueError(f"--games must be from 1 to {tasks.EVALUATION_GAMES}, got {games}")
+    if not 0 <= teamwork_games <= tasks.EVALUATION_GAMES:
+        raise ValueError(f"--teamwork-games must be from 0 (none) to {tasks.EVALUATION_GAMES}, got {teamwork_games}")
     chosen = [tasks.task(name) for name in task_names]  # unknown names fail here, before any training
     algos = [algorithm(name) for name in algo_names]
     check_run_dir(out, task_names)
-    results = []
+    results, teams = [], []
     for task in chosen:
         for algo in algos:
             budget = max(1, round(algo.budget * scale)) if algo.budget else 0
+            cells = []
             for seed in range(seeds):
                 folder = out / task.name / algo.name.replace(":", "_") / f"seed_{seed}"
-                results.append(run_cell(task, algo, seed, budget, games, folder, workers))
-                print(f"{task.name} {algo.name} seed {seed}: {results[-1]['win_rate']:.1%}", flush=True)
+                same = cells[0] if cells and not algo.budget else None  # a fixed bot: seeds play alike
+                cells.append(run_cell(task, algo, seed, budget, games, folder, workers, same))
+                print(f"{task.name} {algo.name} seed {seed}: {cells[-1]['win_rate']:.1%}", flush=True)
+            results += cells
+            if teamwork_games and (team := teamwork(task, algo.name, cells, teamwork_games, out, workers)):
+                teams.append(team)
     rows = summarise(results)
-    write_tables(out, results, rows)
+    write_tables(out, results, rows, teams)
     curves(out, results)
     print((out / "results.md").read_text())
     return rows
@@ -325,6 +437,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--games", type=int, default=tasks.EVALUATION_GAMES, help="evaluation deals per cell (default 1000)"
     )
+    parser.add_argument(
+        "--teamwork-games",
+        type=int,
+        default=200,
+        help="deals for the ad-hoc and cross-play tables (default 200; 0 leaves them out)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes that play the evaluation deals (default 2)")
     parser.add_argument("--out", default="benchmark", help="the run directory (default benchmark/)")
     args = parser.parse_args(argv)
@@ -337,6 +455,7 @@ def main(argv: list[str] | None = None) -> None:
             args.games,
             Path(args.out),
             args.workers,
+            args.teamwork_games,
         )
     except ValueError as err:
         parser.error(str(err))

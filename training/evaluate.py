@@ -176,14 +176,24 @@ def adhoc(
     for name in partners:
         partner = f"partner:{name}"
         make_bot(partner)
-        jobs = []
-        for i in range(games):
-            seats = [partner] * config.players
-            seats[i % config.players] = candidate
-            jobs.append((",".join(seats), config, seed + i, None))
-        mixed = play_jobs(f"{candidate} + {name}", jobs, workers)
+        mixed = with_partner(candidate, partner, config, games, seed, workers)
         rows.append(AdhocRow(name, PARTNERS[name].habit, evaluate(partner, config, games, seed, workers), mixed))
     return rows
+
+
+def with_partner(
+    candidate: str, partner: str, config: Config, games: int, seed: int = 0, workers: int = 1
+) -> TeamResult:
+    """The bot ``candidate`` in one seat and ``partner`` in the others, on deals ``seed ..
+    seed + games - 1``; the candidate's seat goes round, deal by deal."""
+    if config.players < 2:
+        raise ValueError("a mixed table needs at least 2 players")
+    jobs = []
+    for i in range(games):
+        seats = [partner] * config.players
+        seats[i % config.players] = candidate
+        jobs.append((",".join(seats), config, seed + i, None))
+    return play_jobs(f"{candidate} + {partner}", jobs, workers)
 
 
 def adhoc_markdown(candidate: str, rows: list[AdhocRow]) -> str:
@@ -247,12 +257,14 @@ def chart(results: list[TeamResult], path: Path) -> None:
     plt.close(fig)
 
 
-def cross_play(checkpoints: list[str], config: Config, games: int, seed: int, workers: int = 1) -> list[list[float]]:
+def cross_play(bots: list[str], config: Config, games: int, seed: int, workers: int = 1) -> list[list[float]]:
+    """Win rates of every ordered pair of ``bots`` (names for ``make_bot``) with their seats mixed:
+    seat 0 and the even seats the row's bot, the odd seats the column's; the diagonal is self-play."""
     matrix = []
-    for row in checkpoints:
+    for row in bots:
         matrix.append([])
-        for col in checkpoints:
-            seats = [f"policy:{row if s % 2 == 0 else col}" for s in range(config.players)]
+        for col in bots:
+            seats = [row if s % 2 == 0 else col for s in range(config.players)]
             matrix[-1].append(evaluate(",".join(seats), config, games, seed, workers).win_rate)
     return matrix
 
@@ -310,7 +322,7 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
         report["adhoc"] = {"candidate": args.adhoc, "partners": [asdict(r) for r in rows]}
         print(adhoc_markdown(args.adhoc, rows))
     if args.cross_play:
-        matrix = cross_play(args.cross_play, config, args.games, args.seed, args.workers)
+        matrix = cross_play([f"policy:{c}" for c in args.cross_play], config, args.games, args.seed, args.workers)
         report["cross_play"] = {"checkpoints": args.cross_play, "win_rate": matrix}
         print("\ncross-play win rates (row: seat 0 and even seats, column: odd seats)")
         print("| | " + " | ".join(Path(c).name for c in args.cross_play) + " |")
