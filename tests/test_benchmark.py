@@ -25,19 +25,20 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
     from tranquility_env.training import benchmark
 
     out = tmp_path / "bench"
-    algorithms = ["random", "heuristic-no-search", "mappo", f"{__name__}:custom_method"]
+    algorithms = ["random", "heuristic-no-search", "mappo", "mappo-warm", f"{__name__}:custom_method"]
     rows = benchmark.run(["p2-v1"], algorithms, seeds=2, scale=0.005, games=4, out=out, workers=1, teamwork_games=2)
     assert [(r["algorithm"], r["seeds"]) for r in rows] == [(a, 2) for a in algorithms]
     assert rows[1]["win_rate"] > rows[0]["win_rate"] == 0.0  # the value model wins some of 4 deals; random none
     cells = json.loads((out / "results.json").read_text())["cells"]
-    assert len(cells) == 8 and {c["games"] for c in cells} == {4}
+    assert len(cells) == 10 and {c["games"] for c in cells} == {4}
     assert all(c["commit"] and c["hardware"] and c["protocol"] == benchmark.PROTOCOL_VERSION for c in cells)
     mappo = [c for c in cells if c["algorithm"] == "mappo"]
     assert all(c["budget_steps"] == 2_000 and c["bot"].startswith("policy:") for c in mappo)
     assert (out / "p2-v1" / f"{__name__}_custom_method" / "seed_1" / "trained.txt").read_text() == "p2-v1 1 500"
     with (out / "results.csv").open() as f:
-        assert len(list(csv.DictReader(f))) == 4
-    assert "| p2-v1 | heuristic-no-search | 2 |" in (out / "results.md").read_text()
+        assert [r["warm_start"] for r in csv.DictReader(f)] == ["", "", "", "the shipped bot", ""]
+    scratch, warm = (out / "results.md").read_text().split("Warm-started")
+    assert "| p2-v1 | heuristic-no-search | 2 |" in scratch and "| p2-v1 | mappo-warm | 2 |" in warm
     assert (out / "curves_p2-v1.png").stat().st_size > 10_000
 
     # ad-hoc teamwork with every test partner, and cross-play where the seeds made different bots
@@ -91,3 +92,12 @@ def test_a_run_directory_of_another_version_is_refused(tmp_path: Path) -> None:
     (out / "protocol.json").write_text(json.dumps({**pinned, "protocol": benchmark.PROTOCOL_VERSION + 1}))
     with pytest.raises(ValueError, match="holds a benchmark of another version"):
         benchmark.run(["p2-v1"], ["random"], seeds=1, scale=1.0, games=1, out=out, workers=1)
+
+
+def test_a_warm_start_runs_only_where_it_has_a_teacher() -> None:
+    from tranquility_env import tasks
+    from tranquility_env.training import benchmark
+
+    warm = benchmark.ALGORITHMS["mappo-warm"]
+    assert warm.teacher and all(warm.fits(tasks.task(n)) for n in ("solo-v1", "p2-v1", "p3-v1", "p5-v1"))
+    assert not any(warm.fits(tasks.task(n)) for n in ("p3-green-path-v1", "p3-panoramas-v1", "p3-goats-v1"))

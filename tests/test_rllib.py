@@ -52,3 +52,19 @@ def test_rllib_trains_one_iteration_and_exports_a_bot(tmp_path: Path, monkeypatc
     game = Game.new({"players": 2}, 0)
     play_until(game, [bot, bot])
     assert game.status in ("won", "lost")
+
+
+def test_rllib_ppo_is_a_benchmark_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark's RLlib row trains on a task's table and its bot plays the task's deals (a
+    smaller batch and network than the row's own, to keep the test short)."""
+    import dataclasses
+
+    from tranquility_env.training import benchmark
+
+    row = benchmark.ALGORITHMS["rllib-ppo"]
+    small = {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "hidden": [16]}
+    fast = dataclasses.replace(row, train=benchmark.trainer("rllib_train", "RllibConfig", num_env_runners=0, **small))
+    monkeypatch.setitem(benchmark.ALGORITHMS, "rllib-ppo", fast)
+    rows = benchmark.run(["p2-v1"], ["rllib-ppo"], seeds=1, scale=0.002, games=2, out=tmp_path, workers=1)
+    cell = (tmp_path / "p2-v1" / "rllib-ppo" / "seed_0" / "result.json").read_text()
+    assert rows[0]["algorithm"] == "rllib-ppo" and '"bot": "policy:' in cell

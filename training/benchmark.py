@@ -42,12 +42,16 @@ Train = Callable[[Task, int, int, Path], str]
 
 @dataclass(frozen=True)
 class Algorithm:
-    """A row of the benchmark: a fixed bot (``budget`` 0) or a trainer with its budget at scale 1."""
+    """A row of the benchmark: a fixed bot (``budget`` 0) or a trainer with its budget at scale 1.
+    ``teacher``: what a warm-started trainer starts from (its rows are reported apart); ``fits``:
+    the tasks it can run on (a warm start needs a teacher for the table)."""
 
     name: str
     about: str
     budget: int
     train: Train
+    teacher: str = ""
+    fits: Callable[[Task], bool] = lambda task: True
 
 
 def bot(name: str) -> Train:
@@ -81,6 +85,25 @@ def trainer(module: str, config_class: str, **settings: object) -> Train:
     return train
 
 
+def warm_mappo(task: Task, seed: int, budget: int, folder: Path) -> str:
+    """MAPPO started from the shipped bot of the task's table (its network), the critic trained
+    alone for the first updates so that the actor keeps its play."""
+    from tranquility_env import checkpoint
+    from tranquility_env.bots import shipped_bot
+
+    start = shipped_bot(task.config.players)
+    about = checkpoint.load(start)[0]
+    network = {"hidden": about["hidden"], "activation": about["activation"]}
+    return trainer("mappo", "MappoConfig", init_actor=start, critic_warmup=4, **network)(task, seed, budget, folder)
+
+
+def has_shipped_bot(task: Task) -> bool:
+    from tranquility_env.bots.shipped import SHIPPED_BOTS
+    from tranquility_env.rules.config import Config
+
+    return task.config == Config(players=task.config.players) and task.config.players in SHIPPED_BOTS
+
+
 ALGORITHMS = {
     a.name: a
     for a in (
@@ -97,9 +120,23 @@ ALGORITHMS = {
             100_000,
             trainer("train", "TrainConfig", pretrain_games=0),
         ),
+        Algorithm(
+            "mappo-warm",
+            "MAPPO from the shipped bot of the table (base game only)",
+            400_000,
+            warm_mappo,
+            teacher="the shipped bot",
+            fits=has_shipped_bot,
+        ),
+        Algorithm(
+            "rllib-ppo",
+            "Ray RLlib PPO from scratch (tranquility rllib's defaults, sampling in the driver)",
+            100_000,
+            trainer("rllib_train", "RllibConfig", num_env_runners=0),
+        ),
     )
 }
-DEFAULT_ALGORITHMS = ("random", "heuristic-no-search", "heuristic", "mappo", "ippo", "maskable-ppo")
+DEFAULT_ALGORITHMS = tuple(ALGORITHMS)
 
 
 def algorithm(name: str) -> Algorithm:
@@ -185,6 +222,7 @@ def run_cell(
         "budget_steps": budget,
         "train_seconds": round(trained, 1),
         "bot": spec,
+        "teacher": algo.teacher,
         "games": games,
         **outcome,
         "hardware": hardware(),
@@ -258,15 +296,16 @@ def summarise(results: list[dict]) -> list[dict]:
             half = (
                 _t95(len(rates)) * statistics.stdev(rates) / math.sqrt(len(rates)) if len(rates) > 1 else float("nan")
             )
-            budget = next(r["budget_steps"] for r in results if r["task"] == task_name and r["algorithm"] == algo)
+            first = next(r for r in results if r["task"] == task_name and r["algorithm"] == algo)
             rows.append(
                 {
                     "task": task_name,
                     "algorithm": algo,
                     "seeds": len(rates),
-                    "budget_steps": budget,
+                    "budget_steps": first["budget_steps"],
                     "win_rate": mean,
                     "half_width": half,
+                    "warm_start": first.get("teacher", ""),
                 }
             )
     return rows
@@ -287,14 +326,22 @@ def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[d
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    lines = [
-        "| task | algorithm | seeds | budget (env steps) | win rate | 95% interval over seeds |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        interval = "-" if math.isnan(r["half_width"]) else f"± {r['half_width']:.1%}"
-        cells = (r["task"], r["algorithm"], r["seeds"], f"{r['budget_steps']:,}", f"{r['win_rate']:.1%}", interval)
-        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    lines = []
+    for warm in (False, True):
+        chosen = [r for r in rows if bool(r["warm_start"]) == warm]
+        if not chosen:
+            continue
+        if warm:
+            lines += ["", "Warm-started (not comparable with the rows above: each starts from a teacher):", ""]
+        lines += [
+            "| task | algorithm | seeds | budget (env steps) | win rate | 95% interval over seeds |"
+            + (" starts from |" if warm else ""),
+            "|---|---|---:|---:|---:|---:|" + ("---|" if warm else ""),
+        ]
+        for r in chosen:
+            interval = "-" if math.isnan(r["half_width"]) else f"± {r['half_width']:.1%}"
+            cells = [r["task"], r["algorithm"], r["seeds"], f"{r['budget_steps']:,}", f"{r['win_rate']:.1%}", interval]
+            lines.append("| " + " | ".join(str(c) for c in cells + ([r["warm_start"]] if warm else [])) + " |")
     first = results[0]
     lines += ["", f"hardware: {first['hardware']}; commit {first['commit']}; protocol {PROTOCOL_VERSION}"]
     (out / "results.md").write_text("\n".join(lines + teamwork_lines(teams)) + "\n")
@@ -409,6 +456,9 @@ def run(
     results, teams = [], []
     for task in chosen:
         for algo in algos:
+            if not algo.fits(task):
+                print(f"{task.name} {algo.name}: not run ({algo.about})", flush=True)
+                continue
             budget = max(1, round(algo.budget * scale)) if algo.budget else 0
             cells = []
             for seed in range(seeds):

@@ -28,6 +28,7 @@ import numpy as np
 
 from tranquility_env import checkpoint, encoding, raw_env
 from tranquility_env.rules import actions
+from tranquility_env.tasks import training_deal
 from tranquility_env.training.common import (
     RunConfig,
     check_resume,
@@ -76,7 +77,9 @@ def multi_agent_env_class() -> type:
             return {"observations": seen["observation"], "action_mask": seen["action_mask"].astype(np.float32)}
 
         def reset(self, *, seed: int | None = None, options: dict | None = None):
-            self.env.reset(seed=seed, options=options)
+            # RLlib seeds each runner's env with small numbers: moved to the training deals, apart
+            # from the tuning and evaluation deals; later games follow the env's own generator.
+            self.env.reset(seed=None if seed is None else training_deal(seed, 0), options=options)
             self.decisions = self.paid = 0
             return {self.env.agent_selection: self._observe(self.env.agent_selection)}, {}
 
@@ -206,8 +209,8 @@ def train(cfg: RllibConfig, resume: bool = False) -> Path:
         start, start_steps = time.time(), steps
         while steps < cfg.total_steps:
             result = algo.train()
-            runners = result["env_runners"]
-            steps = int(runners["num_env_steps_sampled_lifetime"])
+            runners = result.get("env_runners", {})  # absent when no runner returned samples in time
+            steps = int(runners.get("num_env_steps_sampled_lifetime", steps))
             for name in ("won", "cards_on_mountain", "episode_length", "penalty_discards"):
                 if name in runners:
                     writer.add_scalar(f"charts/{'win_rate' if name == 'won' else name}", runners[name], steps)

@@ -7,7 +7,8 @@
   rollout's inference take.
 - MaskablePPO with ``tranquility train``'s network and update settings (no imitation): on
   ``TeamVecEnv`` (64 games in-process), and as the trainer ran before the batched engine, SB3's
-  ``SubprocVecEnv`` over 2 ``TeamEnv`` copies with 1,024 steps each per update.
+  ``SubprocVecEnv`` over 2 ``TeamEnv`` copies with 1,024 steps each per update (and torch
+  checking every distribution's arguments, which ``train.new_model`` turns off).
 
 Each figure is the median of ``--runs`` runs, the two sides alternating.
 """
@@ -51,40 +52,27 @@ def mappo_run(engine: str, steps: int) -> dict[str, float]:
 
 def maskable_ppo_rate(batched: bool, updates: int) -> float:
     """Env steps/s of MaskablePPO.learn with ``tranquility train``'s settings."""
+    import dataclasses
+
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from tranquility_env import TeamEnv
-    from tranquility_env.training.common import torch_activation
-    from tranquility_env.training.train import TrainConfig, make_envs
+    from tranquility_env.training.train import TrainConfig, make_envs, new_model
 
     cfg = TrainConfig(players=3, pretrain_games=0)
     if batched:
-        envs, n_steps = make_envs(cfg), cfg.n_steps
+        model = new_model(cfg, make_envs(cfg))
     else:  # the trainer before the batched engine: 2 processes, one core each for torch and the games
         torch.set_num_threads(1)
         envs = SubprocVecEnv([lambda: TeamEnv(reward_shaping=cfg.reward_shaping, players=3) for _ in range(2)])
-        n_steps = cfg.n_steps * cfg.n_envs // 2
-    model = MaskablePPO(
-        "MlpPolicy",
-        envs,
-        learning_rate=cfg.learning_rate,
-        n_steps=n_steps,
-        batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs,
-        seed=cfg.seed,
-        device="cpu",
-        policy_kwargs={
-            "net_arch": {"pi": cfg.hidden, "vf": cfg.hidden},
-            "activation_fn": torch_activation(cfg.activation),
-        },
-    )
-    steps = updates * n_steps * envs.num_envs
+        model = new_model(dataclasses.replace(cfg, n_steps=cfg.n_steps * cfg.n_envs // 2), envs)
+        torch.distributions.Distribution.set_default_validate_args(True)  # as torch checked then
+    steps = updates * model.n_steps * model.env.num_envs
     start = time.perf_counter()
     model.learn(steps)
     seconds = time.perf_counter() - start
-    envs.close()
+    model.env.close()
     torch.set_num_threads(2)
     return steps / seconds
 
