@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bench results results-own-search screenshots clean
+.PHONY: test train bench benchmark results results-own-search screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ bench: $(VENV)/.bench
 	$(BIN)/python -m tranquility_env.bench --batch
 	$(BIN)/python -m tranquility_env.bench --heuristic
 	$(BIN)/python -m tranquility_env.training.speed
+
+# docs/reference/: the benchmark's reference run (every task and algorithm, 3 seeds, the default
+# budgets; about 3 hours on 2 cores). It resumes where it stopped; docs/benchmark.md quotes its tables.
+benchmark: $(VENV)/.installed
+	$(BIN)/tranquility benchmark --out docs/reference
 
 # docs/results.md, "Every team alone": random, the heuristic with and without its search, and the
 # shipped bot of each player count, on the same 1,000 evaluation deals (JSON and PNG in results/).

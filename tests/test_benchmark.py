@@ -33,7 +33,12 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
     assert len(cells) == 10 and {c["games"] for c in cells} == {4}
     assert all(c["commit"] and c["hardware"] and c["protocol"] == benchmark.PROTOCOL_VERSION for c in cells)
     mappo = [c for c in cells if c["algorithm"] == "mappo"]
-    assert all(c["budget_steps"] == 2_000 and c["bot"].startswith("policy:") for c in mappo)
+    assert all(c["budget_steps"] == 500 and c["bot"].startswith("policy:") for c in mappo)
+    for c in mappo:  # the time-to-score points are kept in the cell: [steps, minutes, win rate]
+        steps = [p[0] for p in c["curve"]]
+        assert steps == sorted(steps) and steps[-1] <= 2_048 and len(steps) >= 1
+        assert all(0 <= p[1] <= c["seconds"] / 60 and 0 <= p[2] <= 1 for p in c["curve"])
+    assert all(c["curve"] == [] and c["seconds"] >= 0 for c in cells if c["algorithm"] == "random")
     assert (out / "p2-v1" / f"{__name__}_custom_method" / "seed_1" / "trained.txt").read_text() == "p2-v1 1 500"
     with (out / "results.csv").open() as f:
         assert [r["warm_start"] for r in csv.DictReader(f)] == ["", "", "", "the shipped bot", ""]
@@ -49,7 +54,8 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
     assert teams["random"]["cross_play"] is None  # one bot, whatever the seed
     assert len(teams["mappo"]["cross_play"]) == 2 and all(len(row) == 2 for row in teams["mappo"]["cross_play"])
     report = (out / "results.md").read_text()
-    assert "Ad-hoc teamwork (2 deals)" in report and "| p2-v1 | mappo | " in report.split("Cross-play")[1]
+    assert "wall-clock" in report and "Ad-hoc teamwork (2 deals)" in report
+    assert "| p2-v1 | mappo | " in report.split("Cross-play")[1]
 
     # interrupted and run again: done cells are read back, not trained again
     (out / "p2-v1" / "random" / "seed_1" / "result.json").unlink()

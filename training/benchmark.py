@@ -36,7 +36,7 @@ from pathlib import Path
 from tranquility_env import tasks
 from tranquility_env.tasks import Task
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: the budgets calibrated so the whole reference run takes about 3 hours on 2 cores
 Train = Callable[[Task, int, int, Path], str]
 
 
@@ -111,19 +111,19 @@ ALGORITHMS = {
         Algorithm("heuristic-no-search", "the hand-written value model alone", 0, bot("heuristic-no-search")),
         Algorithm("heuristic", "the value model with its end-game search", 0, bot("heuristic")),
         Algorithm(
-            "mappo", "MAPPO from scratch (tranquility mappo's defaults)", 400_000, trainer("mappo", "MappoConfig")
+            "mappo", "MAPPO from scratch (tranquility mappo's defaults)", 100_000, trainer("mappo", "MappoConfig")
         ),
-        Algorithm("ippo", "IPPO from scratch (tranquility ippo's defaults)", 400_000, trainer("mappo", "IppoConfig")),
+        Algorithm("ippo", "IPPO from scratch (tranquility ippo's defaults)", 100_000, trainer("mappo", "IppoConfig")),
         Algorithm(
             "maskable-ppo",
             "MaskablePPO from scratch (tranquility train without imitation)",
-            100_000,
+            25_000,
             trainer("train", "TrainConfig", pretrain_games=0),
         ),
         Algorithm(
             "mappo-warm",
             "MAPPO from the shipped bot of the table (base game only)",
-            400_000,
+            100_000,
             warm_mappo,
             teacher="the shipped bot",
             fits=has_shipped_bot,
@@ -131,7 +131,7 @@ ALGORITHMS = {
         Algorithm(
             "rllib-ppo",
             "Ray RLlib PPO from scratch (tranquility rllib's defaults, sampling in the driver)",
-            100_000,
+            16_000,
             trainer("rllib_train", "RllibConfig", num_env_runners=0),
         ),
     )
@@ -221,6 +221,8 @@ def run_cell(
         "seed": seed,
         "budget_steps": budget,
         "train_seconds": round(trained, 1),
+        "seconds": round(time.time() - start, 1),
+        "curve": learning_curve(folder / "runs"),
         "bot": spec,
         "teacher": algo.teacher,
         "games": games,
@@ -230,6 +232,23 @@ def run_cell(
         "protocol": PROTOCOL_VERSION,
     }
     return kept(result_file, lambda: result)  # a cell is done only once its whole result is on disk
+
+
+def learning_curve(runs: Path) -> list[list[float]]:
+    """A trainer's periodic evaluations (``eval/win_rate`` in its TensorBoard log under ``runs``) as
+    [env steps, wall-clock minutes from the log's start, win rate] rows; none for a fixed bot or a
+    method that logs none. Kept in the cell's result, so the curves need no logs."""
+    logs = sorted(runs.glob("run*"))  # SB3 names its logs run_1
+    if not logs:
+        return []
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    charts = EventAccumulator(str(logs[-1]))
+    charts.Reload()
+    if "eval/win_rate" not in charts.Tags()["scalars"]:
+        return []
+    start = charts.FirstEventTimestamp()
+    return [[p.step, round((p.wall_time - start) / 60, 3), p.value] for p in charts.Scalars("eval/win_rate")]
 
 
 def teamwork(task: Task, algo: str, cells: list[dict], games: int, out: Path, workers: int) -> dict | None:
@@ -252,7 +271,7 @@ def teamwork(task: Task, algo: str, cells: list[dict], games: int, out: Path, wo
     if done.exists() and json.loads(done.read_text()).get("bots") == bots:
         return json.loads(done.read_text())
     done.unlink(missing_ok=True)  # made for other bots (a cell trained again)
-    partners = {}
+    start, partners = time.time(), {}
     for name in partner_names("test"):
         partner = f"partner:{name}"
         alone = kept(
@@ -271,6 +290,7 @@ def teamwork(task: Task, algo: str, cells: list[dict], games: int, out: Path, wo
         "partners": partners,
         "cross_play": cross_play(bots, task.config, games, first, workers) if distinct else None,
     }
+    result["seconds"] = round(time.time() - start, 1)
     return kept(done, lambda: result)
 
 
@@ -342,8 +362,13 @@ def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[d
             interval = "-" if math.isnan(r["half_width"]) else f"± {r['half_width']:.1%}"
             cells = [r["task"], r["algorithm"], r["seeds"], f"{r['budget_steps']:,}", f"{r['win_rate']:.1%}", interval]
             lines.append("| " + " | ".join(str(c) for c in cells + ([r["warm_start"]] if warm else [])) + " |")
-    first = results[0]
-    lines += ["", f"hardware: {first['hardware']}; commit {first['commit']}; protocol {PROTOCOL_VERSION}"]
+    commits = ", ".join(dict.fromkeys(r["commit"] for r in results))
+    hours = (sum(r.get("seconds", 0) for r in results) + sum(t.get("seconds", 0) for t in teams)) / 3600
+    lines += [
+        "",
+        f"hardware: {results[0]['hardware']}; commit {commits}; protocol {PROTOCOL_VERSION}; "
+        f"wall-clock {hours:.2f} h (training, evaluation and teamwork, summed over cells)",
+    ]
     (out / "results.md").write_text("\n".join(lines + teamwork_lines(teams)) + "\n")
 
 
@@ -391,28 +416,18 @@ def curves(out: Path, results: list[dict]) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     made = []
     for task_name in dict.fromkeys(r["task"] for r in results):
         fig, (by_steps, by_time) = plt.subplots(1, 2, figsize=(11, 4))
         drawn = False
         for r in results:
-            runs = out / r["task"] / r["algorithm"].replace(":", "_") / f"seed_{r['seed']}" / "runs"
-            logs = sorted(runs.glob("run*"))  # SB3 names its logs run_1
-            if r["task"] != task_name or not logs:
+            if r["task"] != task_name or not r.get("curve"):
                 continue
-            charts = EventAccumulator(str(logs[-1]))
-            charts.Reload()
-            if "eval/win_rate" not in charts.Tags()["scalars"]:
-                continue
-            points = charts.Scalars("eval/win_rate")
-            start = charts.FirstEventTimestamp()
+            steps, minutes, rates = zip(*r["curve"], strict=True)
             label = f"{r['algorithm']} seed {r['seed']}"
-            by_steps.plot([p.step for p in points], [p.value for p in points], marker="o", label=label)
-            by_time.plot(
-                [(p.wall_time - start) / 60 for p in points], [p.value for p in points], marker="o", label=label
-            )
+            by_steps.plot(steps, rates, marker="o", label=label)
+            by_time.plot(minutes, rates, marker="o", label=label)
             drawn = True
         if drawn:
             for axis, xlabel in ((by_steps, "env steps"), (by_time, "wall-clock minutes")):
