@@ -68,6 +68,26 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
     assert (out / "p2-v1" / "random" / "seed_1" / "result.json").exists()
 
 
+def test_a_killed_cell_resumes_its_trainer_from_the_last_checkpoint(tmp_path: Path, monkeypatch) -> None:
+    from tranquility_env.training import benchmark, mappo
+
+    calls, real = [], mappo.train
+
+    def spy(cfg: mappo.MappoConfig, resume: bool = False) -> Path:
+        calls.append(resume)
+        return real(cfg, resume=resume)
+
+    monkeypatch.setattr(mappo, "train", spy)
+    out, cell = tmp_path / "bench", tmp_path / "bench" / "p2-v1" / "mappo" / "seed_0"
+    benchmark.run(["p2-v1"], ["mappo"], seeds=1, scale=0.005, games=2, out=out, workers=1)
+    first = json.loads((cell / "result.json").read_text())
+    (cell / "result.json").unlink()  # killed after its last checkpoint, before its result was kept
+    benchmark.run(["p2-v1"], ["mappo"], seeds=1, scale=0.005, games=2, out=out, workers=1)
+    again = json.loads((cell / "result.json").read_text())
+    assert calls == [False, True]
+    assert again["curve"] == first["curve"] and again["win_rate"] == first["win_rate"]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [

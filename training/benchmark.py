@@ -58,9 +58,13 @@ def bot(name: str) -> Train:
     return lambda task, seed, budget, folder: name
 
 
+RESUME_STATE = {"mappo": "resume.pt", "train": "resume.zip", "rllib_train": "rllib_state/steps.json"}
+
+
 def trainer(module: str, config_class: str, **settings: object) -> Train:
     """One of this package's trainers from scratch, on the task's table, with ``budget`` steps;
-    its periodic evaluations (on tuning deals) draw the time-to-score curve."""
+    its periodic evaluations (on tuning deals) draw the time-to-score curve. A cell killed after a
+    checkpoint goes on from it (the trainer's ``--resume``, ``RESUME_STATE`` the file it reads)."""
 
     def train(task: Task, seed: int, budget: int, folder: Path) -> str:
         trainers = importlib.import_module(f"tranquility_env.training.{module}")
@@ -80,7 +84,8 @@ def trainer(module: str, config_class: str, **settings: object) -> Train:
             run="run",
             **settings,
         )
-        return f"policy:{trainers.train(cfg)}"
+        resume = (folder / "checkpoints" / "run" / RESUME_STATE[module]).exists()
+        return f"policy:{trainers.train(cfg, resume=resume)}"
 
     return train
 
@@ -235,20 +240,27 @@ def run_cell(
 
 
 def learning_curve(runs: Path) -> list[list[float]]:
-    """A trainer's periodic evaluations (``eval/win_rate`` in its TensorBoard log under ``runs``) as
-    [env steps, wall-clock minutes from the log's start, win rate] rows; none for a fixed bot or a
-    method that logs none. Kept in the cell's result, so the curves need no logs."""
-    logs = sorted(runs.glob("run*"))  # SB3 names its logs run_1
+    """A trainer's periodic evaluations (``eval/win_rate`` in its TensorBoard logs under ``runs``,
+    a resumed run's included) as [env steps, wall-clock minutes from the first log's start, win
+    rate] rows; none for a fixed bot or a method that logs none. Kept in the cell's result, so the
+    curves need no logs."""
+    logs = sorted(runs.glob("run*"))  # SB3 starts run_1, then run_2 when resumed
     if not logs:
         return []
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    charts = EventAccumulator(str(logs[-1]))
-    charts.Reload()
-    if "eval/win_rate" not in charts.Tags()["scalars"]:
-        return []
-    start = charts.FirstEventTimestamp()
-    return [[p.step, round((p.wall_time - start) / 60, 3), p.value] for p in charts.Scalars("eval/win_rate")]
+    points, start = {}, None
+    for log in logs:
+        charts = EventAccumulator(str(log))
+        charts.Reload()
+        try:
+            start = charts.FirstEventTimestamp() if start is None else start
+        except ValueError:  # a log with no event yet (killed at once)
+            continue
+        if "eval/win_rate" in charts.Tags()["scalars"]:
+            for p in charts.Scalars("eval/win_rate"):
+                points[p.step] = [p.step, round((p.wall_time - start) / 60, 3), p.value]
+    return [points[step] for step in sorted(points)]
 
 
 def teamwork(task: Task, algo: str, cells: list[dict], games: int, out: Path, workers: int) -> dict | None:
