@@ -36,7 +36,7 @@ from pathlib import Path
 from tranquility_env import tasks
 from tranquility_env.tasks import Task
 
-PROTOCOL_VERSION = 2  # 2: the budgets calibrated so the whole reference run takes about 3 hours on 2 cores
+PROTOCOL_VERSION = 2  # 2: smaller default budgets (docs/benchmark.md says why)
 Train = Callable[[Task, int, int, Path], str]
 
 
