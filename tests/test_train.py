@@ -138,6 +138,36 @@ def test_dagger_games_are_played_by_the_policy_and_labelled_by_the_teacher() -> 
 
 
 @pytest.mark.parametrize(
+    "settings",
+    [
+        {"players": 3},
+        {"players": 1, "gamma": 0.9},  # solo: ropes reshuffle decks inside the batch
+        {"players": 4, "teammates": {1: "partner:wide-builder"}, "reward_shaping": 0.0},
+        {"players": 3, "goats": True, "panoramas": 2},
+    ],
+)
+def test_compiled_teacher_games_give_the_same_arrays_as_the_games_one_by_one(settings: dict) -> None:
+    from tranquility_env.training.train import TrainConfig, compiled_teachers, teacher_games, teacher_games_compiled
+
+    cfg = TrainConfig(**settings, n_envs=1)
+    assert compiled_teachers(cfg) is not None
+    alone = teacher_games(cfg, 3, 4)
+    for mine, theirs in zip(teacher_games_compiled(cfg, 3, 4), alone, strict=True):
+        assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
+    assert len(alone[0]) > 40
+
+
+def test_teachers_without_a_compiled_value_model_play_one_game_at_a_time() -> None:
+    from tranquility_env.training.train import TrainConfig, compiled_teachers, gather, teacher_games
+
+    cfg = TrainConfig(players=2, n_envs=1, teammates={1: "random"})
+    assert compiled_teachers(cfg) is None
+    assert compiled_teachers(TrainConfig(players=2, pretrain_teacher="heuristic")) is None  # it searches
+    for mine, theirs in zip(gather(cfg, 0, 2), teacher_games(cfg, 0, 2), strict=True):
+        assert np.array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize(
     ("override", "message"),
     [
         ({"activation": "sigmoid"}, "'activation' must be one of"),

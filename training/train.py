@@ -141,6 +141,61 @@ def teacher_games(cfg: TrainConfig, first: int, count: int, player: str | None =
     return np.array(obs), np.array(masks), np.array(chosen), np.array(returns, dtype=np.float32)
 
 
+def compiled_teachers(cfg: TrainConfig) -> dict[int, Any] | None:
+    """Every seat's bot in ``teacher_games`` when each is the heuristic's value model alone with
+    settings the compiled value model repeats exactly (``batch.value_model.exact``); else None."""
+    from tranquility_env.batch import value_model
+    from tranquility_env.bots.heuristic import HeuristicBot
+
+    players = cfg.game_config().players
+    bots = {s: make_bot(cfg.teammates.get(s, cfg.pretrain_teacher), s) for s in range(players)}
+    fast = all(isinstance(b, HeuristicBot) and b.rollouts == 0 and value_model.exact(b) for b in bots.values())
+    return bots if fast else None
+
+
+def teacher_games_compiled(cfg: TrainConfig, first: int, count: int) -> tuple[np.ndarray, ...]:
+    """``teacher_games`` (no ``player``) on the batched engine, the ``count`` games stepped
+    together and every move made by the compiled value model: the same arrays, in the same order,
+    for teachers that ``compiled_teachers`` accepts."""
+    from tranquility_env.batch import GameBatch, value_model
+    from tranquility_env.batch.layout import ONGOING, WON
+
+    bots = compiled_teachers(cfg)
+    if bots is None:
+        raise ValueError(f"teacher {cfg.pretrain_teacher!r} (or a teammate) has no compiled value model")
+    batch = GameBatch(cfg.game_config(), count)
+    batch.reset_many(range(count), [7_000_000 + cfg.seed * 100_000 + i for i in range(first, first + count)])
+    games: list[tuple[list, list, list, list]] = [([], [], [], []) for _ in range(count)]
+    own = np.array([s not in cfg.teammates for s in range(len(bots))])
+    while (ongoing := np.flatnonzero(batch.status == ONGOING)).size:
+        seats, before = batch.current, batch.cards_on_mountain()
+        labels = np.full(count, -1, dtype=np.int64)
+        for seat, bot in bots.items():
+            if (here := ongoing[seats[ongoing] == seat]).size:
+                labels[here] = value_model.choices(batch, bot, here)
+        kept = ongoing[own[seats[ongoing]] & (batch.legal_ids()[1][ongoing] > 1)]
+        obs, masks = batch.observations(seats)[kept].astype(np.float16), np.packbits(batch.action_masks()[kept], axis=1)
+        batch.apply(labels, where=batch.status == ONGOING)
+        rewards = (batch.status == WON) + cfg.reward_shaping * (batch.cards_on_mountain() - before) / 44
+        recorded = dict(zip(kept.tolist(), range(len(kept)), strict=True))
+        for i in ongoing.tolist():
+            o, m, chosen, game_rewards = games[i]
+            if i in recorded:
+                o.append(obs[recorded[i]])
+                m.append(masks[recorded[i]])
+                chosen.append(labels[i])
+                game_rewards.append(rewards[i])
+            elif game_rewards:
+                game_rewards[-1] += rewards[i]  # a step the policy does not choose counts for its last decision
+    returns = [r for _, _, _, game_rewards in games for r in discounted(game_rewards, cfg.gamma)]
+    return (
+        np.array([o for g in games for o in g[0]]),
+        np.array([m for g in games for m in g[1]]),
+        np.array([a for g in games for a in g[2]]),
+        np.array(returns, dtype=np.float32),
+    )
+
+
 def discounted(rewards: list[float], gamma: float) -> list[float]:
     """The discounted return from each step to the end."""
     backwards, g = [], 0.0
@@ -188,13 +243,19 @@ def person_decisions(cfg: TrainConfig) -> tuple[np.ndarray, ...]:
 
 
 def gather(cfg: TrainConfig, first: int, games: int, player: str | None = None) -> list[np.ndarray]:
-    """``teacher_games`` in chunks of 50 games on ``n_envs`` processes."""
+    """``teacher_games`` of ``games`` deals from ``first``: on the batched engine in chunks of
+    1,000 games where the teacher's moves are compiled, else in chunks of 50 on one process a core."""
+    import os
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    firsts = range(first, first + games, 50)
-    counts = [min(50, first + games - f) for f in firsts]
-    with ProcessPoolExecutor(cfg.n_envs, mp_context=get_context("spawn")) as pool:
+    compiled = player is None and compiled_teachers(cfg) is not None
+    firsts = range(first, first + games, 1000 if compiled else 50)
+    counts = [min(firsts.step, first + games - f) for f in firsts]
+    if compiled:
+        parts = [teacher_games_compiled(cfg, f, n) for f, n in zip(firsts, counts, strict=True)]
+        return [np.concatenate([part[i] for part in parts]) for i in range(4)]
+    with ProcessPoolExecutor(min(len(counts), os.cpu_count() or 1), mp_context=get_context("spawn")) as pool:
         n = len(counts)
         parts = list(pool.map(teacher_games, [cfg] * n, firsts, counts, [player] * n))
     return [np.concatenate([part[i] for part in parts]) for i in range(4)]
