@@ -26,3 +26,14 @@ def test_every_relative_link_and_named_file_exists(page: Path) -> None:
         if not (page.parent / target).exists() and not (ROOT / target).exists() and "<" not in target
     ]
     assert missing == []
+
+
+def test_the_reference_tables_quoted_in_the_benchmark_page_are_those_of_the_run() -> None:
+    """docs/benchmark.md quotes docs/reference/results.md (which `make benchmark` regenerates):
+    every table row and the hardware line of its reference section are found there verbatim."""
+    page = (ROOT / "docs" / "benchmark.md").read_text()
+    section = page[page.index("## The reference run") :]
+    quoted = [line for line in section.splitlines() if line.startswith(("| ", "hardware:"))]
+    run = set((ROOT / "docs" / "reference" / "results.md").read_text().splitlines())
+    assert len(quoted) > 50
+    assert [line for line in quoted if line not in run] == []

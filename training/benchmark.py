@@ -422,24 +422,34 @@ def teamwork_lines(teams: list[dict]) -> list[str]:
 
 def curves(out: Path, results: list[dict]) -> list[Path]:
     """Per task, the learning algorithms' win rate on tuning deals during training (``eval/win_rate``)
-    against env steps and against wall-clock, one line a seed."""
+    against env steps and against wall-clock: one colour an algorithm, one line (and marker) a seed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
+    colours = plt.get_cmap("tab10").colors
+    markers = "osD^v"
+    names = list(dict.fromkeys(r["algorithm"] for r in results))
     made = []
     for task_name in dict.fromkeys(r["task"] for r in results):
         fig, (by_steps, by_time) = plt.subplots(1, 2, figsize=(11, 4))
         drawn = False
+        named = set()
         for r in results:
             if r["task"] != task_name or not r.get("curve"):
                 continue
             steps, minutes, rates = zip(*r["curve"], strict=True)
-            label = f"{r['algorithm']} seed {r['seed']}"
-            by_steps.plot(steps, rates, marker="o", label=label)
-            by_time.plot(minutes, rates, marker="o", label=label)
+            style = {
+                "color": colours[names.index(r["algorithm"]) % len(colours)],
+                "marker": markers[r["seed"] % len(markers)],
+                "alpha": 0.8,
+            }
+            label = r["algorithm"] if r["algorithm"] not in named else None  # one legend entry an algorithm
+            named.add(r["algorithm"])
+            by_steps.plot(steps, rates, label=label, **style)
+            by_time.plot(minutes, rates, **style)
             drawn = True
         if drawn:
             for axis, xlabel in ((by_steps, "env steps"), (by_time, "wall-clock minutes")):
