@@ -12,9 +12,12 @@ $(BIN)/python:
 # One environment for both commands (the tests train small models too); re-installed when
 # pyproject.toml changes. torch first, pinned: on these machines 2.13.0 is a CPU wheel already
 # on disk, while an unpinned torch would pull a multi-GB CUDA build.
+# The install step prints its own time, apart from the command's.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[train,dev,ecosystem,rllib,web]'
+	@start=$$(date +%s); \
+	$(BIN)/pip install --quiet torch==2.13.0 && \
+	$(BIN)/pip install --quiet -e '.[train,dev,ecosystem,rllib,web]' && \
+	echo "install step: $$(( $$(date +%s) - start )) s"
 	touch $@
 
 test: $(VENV)/.installed
