@@ -122,6 +122,28 @@ def test_imitation_learns_the_teachers_choices(tmp_path: Path) -> None:
     assert before < 0.25 and after > before + 0.15, (before, after)  # measured: 0.19 -> 0.40
 
 
+def test_imitation_scores_the_teachers_choices_as_the_masked_distribution_does() -> None:
+    """``value_and_log_prob`` (the imitation's plain masked log-softmax) gives the values and
+    log-probabilities of SB3's ``evaluate_actions`` on the same weights, masks and choices."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from tranquility_env import TeamEnv
+    from tranquility_env.training.train import TrainConfig, teacher_games, value_and_log_prob
+
+    cfg = TrainConfig(players=3, pretrain_games=1, n_envs=1)
+    obs, masks, chosen, _ = teacher_games(cfg, 0, 2)
+    model = MaskablePPO("MlpPolicy", TeamEnv(players=3), policy_kwargs={"net_arch": [32, 16]}, seed=0)
+    mask = np.unpackbits(masks, axis=1, count=model.policy.action_space.n)
+    o, a = torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(chosen)
+    with torch.no_grad():
+        values, log_prob, _ = model.policy.evaluate_actions(o, a, action_masks=mask)
+        plain_values, plain_log_prob = value_and_log_prob(model.policy, o, a, mask)
+    assert len(obs) > 50 and log_prob.max() < -0.5  # an untrained policy, many choices a decision
+    torch.testing.assert_close(plain_values, values.flatten())
+    torch.testing.assert_close(plain_log_prob, log_prob, atol=1e-5, rtol=1e-5)
+
+
 def test_dagger_games_are_played_by_the_policy_and_labelled_by_the_teacher() -> None:
     from tranquility_env.training.train import TrainConfig, teacher_games
 
