@@ -16,6 +16,7 @@ import yaml
 
 from tranquility_env import Config, checkpoint
 from tranquility_env.bots import make_bot
+from tranquility_env.tasks import EVALUATION_DEALS, EVALUATION_GAMES, TUNING_DEALS
 
 C = TypeVar("C", bound="RunConfig")
 
@@ -41,7 +42,7 @@ class RunConfig:
     checkpoint_every: int = 100_000
     eval_every: int = 100_000
     eval_games: int = 100
-    final_eval_games: int = 300
+    final_eval_games: int = EVALUATION_GAMES  # the closing table: the evaluation deals from the first
     checkpoints_dir: str = "checkpoints"
     logs_dir: str = "runs"
 
@@ -190,7 +191,7 @@ def evaluate_checkpoint(cfg: RunConfig, folder: Path) -> Any:
     """The periodic evaluation during training: ``eval_games`` deals apart from the final ones."""
     from tranquility_env.training.evaluate import evaluate
 
-    return evaluate(team_spec(cfg, f"policy:{folder}"), cfg.game_config(), cfg.eval_games, seed=500_000)
+    return evaluate(team_spec(cfg, f"policy:{folder}"), cfg.game_config(), cfg.eval_games, seed=TUNING_DEALS)
 
 
 def log_evaluation(cfg: RunConfig, folder: Path, writer: Any, step: int) -> None:
@@ -207,7 +208,7 @@ def final_table(cfg: RunConfig, final: Path) -> None:
     config = cfg.game_config()
     teams = [team_spec(cfg, f"policy:{final}"), team_spec(cfg, "heuristic"), team_spec(cfg, "random")]
     workers = os.cpu_count() or 1
-    print(markdown([evaluate(spec, config, cfg.final_eval_games, 1_000_000, workers) for spec in teams], config))
+    print(markdown([evaluate(spec, config, cfg.final_eval_games, EVALUATION_DEALS, workers) for spec in teams], config))
 
 
 def trainer_parser(prog: str, doc: str, resume_file: str | None = None) -> argparse.ArgumentParser:
