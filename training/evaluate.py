@@ -37,6 +37,7 @@ from tranquility_env.rules import actions
 from tranquility_env.rules.board import N_SLOTS
 from tranquility_env.rules.game import ONGOING
 from tranquility_env.rules.mountain import EMPTY
+from tranquility_env.tasks import EVALUATION_DEALS
 
 
 @dataclass
@@ -279,7 +280,7 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     parser.add_argument("--goats", action="store_true")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument(
-        "--seed", type=int, default=1_000_000, help="first deal (default 1000000, apart from training seeds)"
+        "--seed", type=int, default=EVALUATION_DEALS, help="first deal (default 1000000, apart from training seeds)"
     )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     parser.add_argument("--out", default="results", help="folder for the JSON and PNG (default results/)")
