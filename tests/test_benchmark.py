@@ -52,7 +52,9 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
     careful = teams["heuristic-no-search"]["partners"]["careful"]
     assert len(careful["with"]) == 2 and 0 <= careful["mean"] <= 1 and 0 <= careful["alone"] <= 1
     assert teams["random"]["cross_play"] is None  # one bot, whatever the seed
-    assert len(teams["mappo"]["cross_play"]) == 2 and all(len(row) == 2 for row in teams["mappo"]["cross_play"])
+    crossed = teams["mappo"]["cross_play"]
+    assert len(crossed["win_rate"]) == 2 and all(len(row) == 2 for row in crossed["win_rate"])
+    assert [set(m["seatings"]) for m in crossed["mixed"]] == [{"AB", "BA"}]  # both seatings of the one pair
     report = (out / "results.md").read_text()
     assert "wall-clock" in report and "Ad-hoc teamwork (2 deals)" in report
     assert "| p2-v1 | mappo | " in report.split("Cross-play")[1]

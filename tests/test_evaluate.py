@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,55 @@ def test_adhoc_seats_the_candidate_beside_each_partner_on_the_same_deals(
         ]
     )
     printed = capsys.readouterr().out
-    assert "| greedy | weak but legal" in printed and "mean over the 2 partners" in printed
+    assert "| greedy | weak but legal" in printed and "| random | weakest" in printed
+    assert "mean" not in printed  # one row per partner, never averaged
     with pytest.raises(SystemExit):
         main(["--players", "2", "--games", "2", "--adhoc", "random", "--partners", "wizard", "--out", str(tmp_path)])
     assert "unknown partner 'wizard'" in capsys.readouterr().err
+
+
+def test_cross_play_plays_every_pair_in_every_seating_where_both_play() -> None:
+    from tranquility_env.training.evaluate import arrangements, cross_play, evaluate
+
+    assert arrangements(2) == ["AB", "BA"]
+    assert len(set(arrangements(3))) == 6 and all({"A", "B"} == set(s) for s in arrangements(3))
+    assert len(arrangements(5)) == 30
+    config = Config(players=3)
+    # a bot beside itself: every seating is its own game, so no mixed table differs from self-play
+    same = cross_play(["heuristic-no-search", "heuristic-no-search"], config, 4, seed=40)
+    assert same.largest_gap() == 0 and list(same.mixed[(0, 1)]) == arrangements(3)
+    crossed = cross_play(["heuristic-no-search", "random", "partner:greedy"], config, 4, seed=40)
+    assert list(crossed.mixed) == [(0, 1), (0, 2), (1, 2)]
+    assert crossed.self_play[0].wins == same.self_play[0].wins
+    seated = evaluate("random,heuristic-no-search,random", config, 4, seed=40)
+    assert crossed.mixed[(0, 1)]["BAB"].mean_cards == seated.mean_cards  # B is the pair's second bot
+    matrix = crossed.matrix()
+    assert all(matrix[i][j] == matrix[j][i] for i in range(3) for j in range(3))
+    worst = max(abs(r.win_rate - crossed.self_play[0].win_rate) for r in crossed.mixed[(0, 1)].values())
+    assert crossed.largest_gap() >= worst
+    report = crossed.to_dict()
+    assert report["win_rate"] == matrix and set(report["mixed"][2]["seatings"]) == set(arrangements(3))
+    assert "| BBA |" in crossed.markdown()
+    with pytest.raises(ValueError, match="at least 2 players"):
+        cross_play(["random", "partner:greedy"], Config(players=1), 2, seed=0)
+    with pytest.raises(ValueError, match="at least 2 bots"):
+        cross_play(["random"], config, 2, seed=0)
+
+
+def test_adhoc_partners_may_be_any_bot_such_as_a_learned_bot_of_another_seed(tmp_path: Path) -> None:
+    from tests.tiny_bots import tiny_checkpoint
+    from tranquility_env.training.evaluate import adhoc, evaluate, partner_list, with_partner
+
+    config = Config(players=2)
+    other_seed = f"policy:{tiny_checkpoint(tmp_path / 'seed1', config)}"
+    chosen = partner_list(f"greedy,test,heuristic-no-search,{other_seed}")
+    assert chosen[0] == "greedy" and chosen.count("greedy") == 1 and "careful" in chosen
+    assert chosen[-2:] == ["heuristic-no-search", other_seed]
+    (row,) = adhoc("random", [other_seed], config, 4, seed=40)
+    assert row.habit == "not in the pool"
+    assert row.alone.mean_cards == evaluate(other_seed, config, 4, seed=40).mean_cards
+    assert row.with_candidate.mean_cards == with_partner("random", other_seed, config, 4, seed=40).mean_cards
+    with pytest.raises(ValueError, match="unknown partner 'wizard'"):
+        partner_list("test,wizard")
+    with pytest.raises(ValueError, match=re.escape("this table differs in {'players': 3}")):  # made for another table
+        adhoc("random", [other_seed], Config(players=3), 2)

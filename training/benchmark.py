@@ -269,7 +269,8 @@ def teamwork(task: Task, algo: str, cells: list[dict], games: int, out: Path, wo
 
     - ad-hoc: each seed's bot in one seat, a test partner of the pool (``bots.partners``) in the
       others, beside that partner's own team; no reference algorithm trains with a partner;
-    - cross-play: the seeds' bots mixed (``evaluate.cross_play``), when the seeds made different bots.
+    - cross-play: the seeds' bots, each pair in every seating (``evaluate.cross_play``), when the
+      seeds made different bots.
 
     Kept as ``teamwork.json`` in the algorithm's folder (a partner's own team under
     ``<task>/partners/``), so a resumed run reads it back."""
@@ -300,7 +301,7 @@ def teamwork(task: Task, algo: str, cells: list[dict], games: int, out: Path, wo
         "games": games,
         "bots": bots,
         "partners": partners,
-        "cross_play": cross_play(bots, task.config, games, first, workers) if distinct else None,
+        "cross_play": cross_play(bots, task.config, games, first, workers).to_dict() if distinct else None,
     }
     result["seconds"] = round(time.time() - start, 1)
     return kept(done, lambda: result)
@@ -406,17 +407,24 @@ def teamwork_lines(teams: list[dict]) -> list[str]:
     if crossed:
         lines += [
             "",
-            "Cross-play across seeds: even seats one seed's bot, odd seats another's (matrices in results.json).",
+            "Cross-play across seeds: each pair of seeds' bots mixed (matrices in results.json), in every seating",
+            "where both play (`every`), or with even seats one bot and odd seats the other (`even/odd`, runs made",
+            "before every seating was played). The largest gap: the seating furthest from either bot's self-play.",
             "",
-            "| task | algorithm | self-play (diagonal) | cross-play (off the diagonal) | difference |",
-            "|---|---|---:|---:|---:|",
+            "| task | algorithm | seatings | self-play (diagonal) | cross-play (off the diagonal) | difference "
+            "| largest gap |",
+            "|---|---|---|---:|---:|---:|---:|",
         ]
         for t in crossed:
-            m = t["cross_play"]
+            c = t["cross_play"]
+            m = c["win_rate"]
             own = statistics.fmean(m[i][i] for i in range(len(m)))
             mixed = statistics.fmean(m[i][j] for i in range(len(m)) for j in range(len(m)) if i != j)
-            gap = f"{100 * (mixed - own):+.1f} points"
-            lines.append(f"| {t['task']} | {t['algorithm']} | {own:.1%} | {mixed:.1%} | {gap} |")
+            largest = "-" if c.get("largest_gap") is None else f"{100 * c['largest_gap']:.1f} points"
+            lines.append(
+                f"| {t['task']} | {t['algorithm']} | {c['seatings']} | {own:.1%} | {mixed:.1%} "
+                f"| {100 * (mixed - own):+.1f} points | {largest} |"
+            )
     return lines
 
 

@@ -6,20 +6,23 @@ Reported: win rate with a 95% Wilson interval, mean cards on the mountain (Ascen
 campfires, of 44), mean turns, and how games were lost. Written as a Markdown table (printed), a
 JSON file and a PNG chart under ``--out``.
 
-``--cross-play CKPT CKPT ...`` plays every ordered pair of checkpoints with their seats mixed
-(seat 0 from the row's checkpoint, the other seats alternating column, row, column, ...) and
-prints the matrix of win rates: the standard test of whether a learned convention works with
-partners it was not trained with.
+``--cross-play CKPT CKPT ...`` plays each checkpoint alone and every pair of them in every seating
+where both play (``AAB``, ``ABA``, ... at 3 players), each seating on all the deals, and prints the
+matrix of win rates, every seating's, and the largest distance of a mixed table from either bot's
+self-play: the standard test of whether a learned convention works with partners it was not
+trained with (seeds of one recipe, say).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import multiprocessing
 import os
 import re
+import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -167,19 +170,42 @@ class AdhocRow:
 def adhoc(
     candidate: str, partners: list[str], config: Config, games: int, seed: int = 0, workers: int = 1
 ) -> list[AdhocRow]:
-    """Ad-hoc teamwork: for each partner of the pool (``bots.partners``), the candidate bot in one
-    seat and the partner in the others (the candidate's seat goes round, deal by deal), beside the
-    partner's own team on the same deals."""
+    """Ad-hoc teamwork: for each partner, the candidate bot in one seat and the partner in the
+    others (the candidate's seat goes round, deal by deal), beside the partner's own team on the
+    same deals. A partner is a name of the pool (``bots.partners``) or any bot name (``policy:PATH``
+    for a learned bot of another training seed, say)."""
     if config.players < 2:
         raise ValueError("ad-hoc play needs at least 2 players")
     seat_team(candidate, config)  # a bad name, or a policy made for another table, fails before any game
+    specs = {name: f"partner:{name}" if name in PARTNERS else name for name in partners}
+    for spec in specs.values():
+        seat_team(spec, config)
     rows = []
-    for name in partners:
-        partner = f"partner:{name}"
-        make_bot(partner)
-        mixed = with_partner(candidate, partner, config, games, seed, workers)
-        rows.append(AdhocRow(name, PARTNERS[name].habit, evaluate(partner, config, games, seed, workers), mixed))
+    for name, spec in specs.items():
+        habit = PARTNERS[name].habit if name in PARTNERS else "not in the pool"
+        mixed = with_partner(candidate, spec, config, games, seed, workers)
+        rows.append(AdhocRow(name, habit, evaluate(spec, config, games, seed, workers), mixed))
     return rows
+
+
+def partner_list(text: str) -> list[str]:
+    """``--partners``: comma-separated splits of the pool (``train``, ``test``, ``all``), names of
+    the pool, and other bot names (``heuristic``, ``policy:PATH``), in that order, each once."""
+    chosen: list[str] = []
+    for token in text.split(","):
+        if token in ("train", "test", "all"):
+            chosen += partner_names(token)
+        elif token in PARTNERS:
+            chosen.append(token)
+        else:
+            try:
+                make_bot(token)
+            except ValueError as err:
+                raise ValueError(
+                    f"unknown partner {token!r}: not a split, a name of the pool ({list(PARTNERS)}) or a bot: {err}"
+                ) from None
+            chosen.append(token)
+    return list(dict.fromkeys(chosen))
 
 
 def with_partner(
@@ -210,8 +236,6 @@ def adhoc_markdown(candidate: str, rows: list[AdhocRow]) -> str:
             f"| {r.partner} | {r.habit} | {a.win_rate:.1%} ({a.ci95[0]:.1%} - {a.ci95[1]:.1%}) "
             f"| {w.win_rate:.1%} ({w.ci95[0]:.1%} - {w.ci95[1]:.1%}) | {100 * (w.win_rate - a.win_rate):+.1f} points |"
         )
-    mean = sum(r.with_candidate.win_rate - r.alone.win_rate for r in rows) / len(rows)
-    lines.append(f"| mean over the {len(rows)} partners | | | | {100 * mean:+.1f} points |")
     return "\n".join(lines)
 
 
@@ -258,16 +282,97 @@ def chart(results: list[TeamResult], path: Path) -> None:
     plt.close(fig)
 
 
-def cross_play(bots: list[str], config: Config, games: int, seed: int, workers: int = 1) -> list[list[float]]:
-    """Win rates of every ordered pair of ``bots`` (names for ``make_bot``) with their seats mixed:
-    seat 0 and the even seats the row's bot, the odd seats the column's; the diagonal is self-play."""
-    matrix = []
-    for row in bots:
-        matrix.append([])
-        for col in bots:
-            seats = [row if s % 2 == 0 else col for s in range(config.players)]
-            matrix[-1].append(evaluate(",".join(seats), config, games, seed, workers).win_rate)
-    return matrix
+SEATINGS = "every"  # how a pair is mixed, as reports name it: every seating where both play
+
+
+def arrangements(players: int) -> list[str]:
+    """Every seating of two bots at a table where both play, seat by seat: ``A`` the first bot,
+    ``B`` the second (``"AAB"``, ``"ABA"``, ...; 2**players - 2 of them)."""
+    return ["".join(seats) for seats in itertools.product("AB", repeat=players) if "A" in seats and "B" in seats]
+
+
+@dataclass
+class CrossPlay:
+    """Self-play of each bot, and each pair mixed in every seating (``arrangements``)."""
+
+    bots: list[str]
+    self_play: list[TeamResult]
+    mixed: dict[tuple[int, int], dict[str, TeamResult]]  # (i, j), i < j -> seating -> result
+
+    def matrix(self) -> list[list[float]]:
+        """Win rates: self-play on the diagonal; off it, the pair's mean over every seating."""
+        n = len(self.bots)
+        rates = [[self.self_play[i].win_rate if i == j else 0.0 for j in range(n)] for i in range(n)]
+        for (i, j), seated in self.mixed.items():
+            rates[i][j] = rates[j][i] = statistics.fmean(r.win_rate for r in seated.values())
+        return rates
+
+    def largest_gap(self) -> float:
+        """The largest distance, over every seating of every pair, between the mixed table's win
+        rate and either bot's self-play: the number a cross-play goal is held to."""
+        return max(
+            abs(r.win_rate - self.self_play[k].win_rate)
+            for (i, j), seated in self.mixed.items()
+            for r in seated.values()
+            for k in (i, j)
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "bots": self.bots,
+            "seatings": SEATINGS,
+            "self_play": [asdict(r) for r in self.self_play],
+            "mixed": [
+                {"pair": [i, j], "seatings": {seats: asdict(r) for seats, r in seated.items()}}
+                for (i, j), seated in self.mixed.items()
+            ],
+            "win_rate": self.matrix(),
+            "largest_gap": self.largest_gap(),
+        }
+
+    def markdown(self) -> str:
+        n, names = len(self.bots), [f"bot {k + 1}" for k in range(len(self.bots))]
+        lines = [f"cross-play: {', '.join(f'{a} = {b}' for a, b in zip(names, self.bots, strict=True))}", ""]
+        lines += ["self-play on the diagonal; off it, the pair's mean over every seating", ""]
+        lines += ["| | " + " | ".join(names) + " |", "|---|" + "---:|" * n]
+        lines += [
+            f"| {names[i]} | " + " | ".join(f"{x:.1%}" for x in row) + " |" for i, row in enumerate(self.matrix())
+        ]
+        pairs = list(self.mixed)
+        lines += ["", "every seating (A the pair's first bot, B its second; seat 0 first)", ""]
+        lines += ["| seating | " + " | ".join(f"{names[i]} + {names[j]}" for i, j in pairs) + " |"]
+        lines += ["|---|" + "---:|" * len(pairs)]
+        for seats in next(iter(self.mixed.values())):
+            cells = [self.mixed[p][seats] for p in pairs]
+            lines.append(
+                f"| {seats} | "
+                + " | ".join(f"{r.win_rate:.1%} ({r.ci95[0]:.1%} - {r.ci95[1]:.1%})" for r in cells)
+                + " |"
+            )
+        lines.append(
+            f"\nlargest distance of a mixed table from either bot's self-play: {100 * self.largest_gap():.1f} points"
+        )
+        return "\n".join(lines)
+
+
+def cross_play(bots: list[str], config: Config, games: int, seed: int, workers: int = 1) -> CrossPlay:
+    """Cross-play of ``bots`` (names for ``make_bot``) on deals ``seed .. seed + games - 1``: each
+    bot's self-play, and every pair in every seating where both play (``arrangements``), each
+    seating on all the deals."""
+    if config.players < 2:
+        raise ValueError("cross-play needs at least 2 players")
+    if len(bots) < 2:
+        raise ValueError("cross-play needs at least 2 bots")
+    for bot in bots:
+        seat_team(bot, config)  # a bad name, or a policy made for another table, fails before any game
+    self_play = [evaluate(bot, config, games, seed, workers) for bot in bots]
+    mixed = {}
+    for i, j in itertools.combinations(range(len(bots)), 2):
+        mixed[(i, j)] = {
+            seats: evaluate(",".join(bots[i] if s == "A" else bots[j] for s in seats), config, games, seed, workers)
+            for seats in arrangements(config.players)
+        }
+    return CrossPlay(bots, self_play, mixed)
 
 
 def main(argv: list[str] | None = None) -> list[TeamResult]:
@@ -287,7 +392,9 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     parser.add_argument("--save-replays", metavar="DIR", help="write every game to DIR as a replay file")
     parser.add_argument("--adhoc", metavar="SPEC", help="a bot to seat beside each partner of the pool")
     parser.add_argument(
-        "--partners", default="test", help="the partners for --adhoc: test (default), train, all, or NAME,NAME"
+        "--partners",
+        default="test",
+        help="the partners for --adhoc, comma-separated: test (default), train, all, names of the pool, other bots",
     )
     args = parser.parse_args(argv)
     if args.games < 1:
@@ -317,19 +424,18 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
         chart(results, out / f"evaluation_p{config.players}.png")
     if args.adhoc:
         try:
-            rows = adhoc(args.adhoc, partner_names(args.partners), config, args.games, args.seed, args.workers)
+            rows = adhoc(args.adhoc, partner_list(args.partners), config, args.games, args.seed, args.workers)
         except ValueError as err:
             parser.error(str(err))
         report["adhoc"] = {"candidate": args.adhoc, "partners": [asdict(r) for r in rows]}
         print(adhoc_markdown(args.adhoc, rows))
     if args.cross_play:
-        matrix = cross_play([f"policy:{c}" for c in args.cross_play], config, args.games, args.seed, args.workers)
-        report["cross_play"] = {"checkpoints": args.cross_play, "win_rate": matrix}
-        print("\ncross-play win rates (row: seat 0 and even seats, column: odd seats)")
-        print("| | " + " | ".join(Path(c).name for c in args.cross_play) + " |")
-        print("|---|" + "---:|" * len(args.cross_play))
-        for name, row in zip(args.cross_play, matrix, strict=True):
-            print(f"| {Path(name).name} | " + " | ".join(f"{x:.1%}" for x in row) + " |")
+        try:
+            crossed = cross_play([f"policy:{c}" for c in args.cross_play], config, args.games, args.seed, args.workers)
+        except ValueError as err:
+            parser.error(str(err))
+        report["cross_play"] = crossed.to_dict()
+        print("\n" + crossed.markdown())
     (out / f"evaluation_p{config.players}.json").write_text(json.dumps(report, indent=1) + "\n")
     print(
         f"\nwritten: {out}/evaluation_p{config.players}.json"
