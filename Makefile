@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bench benchmark results results-own-search screenshots clean
+.PHONY: test train bench benchmark results results-own-search results-modules results-strangers results-cross-play \
+	screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +62,34 @@ results-own-search: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/own_search \
 			--team policy+own-search || exit 1; \
+	done
+
+# docs/results.md, "Modules": the heuristic, with and without its search, on each module at 3 players.
+results-modules: $(VENV)/.installed
+	for M in green-path panoramas goats; do \
+		FLAG=--$$M; [ $$M = panoramas ] && FLAG="--panoramas 3"; \
+		$(BIN)/tranquility evaluate --players 3 $$FLAG --games 1000 --out results/modules/$$M \
+			--team heuristic --team heuristic-no-search || exit 1; \
+	done
+
+# docs/results.md, "With strangers": the shipped bot in one seat beside each partner, 2-5 players.
+results-strangers: $(VENV)/.installed
+	for P in 2 3 4 5; do \
+		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/strangers \
+			--adhoc policy --partners test,careful-no-search || exit 1; \
+	done
+
+# docs/results.md, "Cross-play": make train's recipe with seeds 0-2 at 2-5 players (checkpoints/p<P>_seed<S>/,
+# a seed already made is kept), then each pair of a player count's seeds in every seating.
+results-cross-play: $(VENV)/.installed
+	for P in 2 3 4 5; do \
+		for S in 0 1 2; do \
+			[ -f checkpoints/p$${P}_seed$$S/final/bot.json ] || \
+				$(BIN)/tranquility train players=$$P seed=$$S run=p$${P}_seed$$S --no-progress || exit 1; \
+		done; \
+		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/cross_play \
+			--cross-play checkpoints/p$${P}_seed0/final checkpoints/p$${P}_seed1/final checkpoints/p$${P}_seed2/final \
+			|| exit 1; \
 	done
 
 # docs/img/table.png and replay.png, from a game in headless Chromium (Debian's chromium and chromium-driver).

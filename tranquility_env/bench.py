@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tranquility_env import Game
+from tranquility_env.tasks import EVALUATION_DEALS
 
 
 def time_engine(players: int, games: int, seed: int) -> tuple[int, int, float]:
@@ -312,7 +313,7 @@ def bench_heuristic(games: int) -> None:
     for label, make in teams.items():
         seconds, taken = [], []
         for i in range(games):
-            game = Game.new({"players": 3}, 1_000_000 + i)
+            game = Game.new({"players": 3}, EVALUATION_DEALS + i)
             start = time.perf_counter()
             taken.append(play_until(game, [make(i) for _ in range(3)]))
             seconds.append(time.perf_counter() - start)
@@ -336,7 +337,7 @@ def bench_policy(games: int, runs: int) -> dict[str, float]:
     policy = PolicyBot.load(shipped_bot(3))
     positions = []
     for i in range(games):
-        game = Game.new({"players": 3}, 1_000_000 + i)
+        game = Game.new({"players": 3}, EVALUATION_DEALS + i)
         while not game.is_over:
             seat = game.current_player
             observation, mask = encoding.observation(game, seat), encoding.action_mask(game, seat)
