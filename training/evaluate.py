@@ -193,10 +193,8 @@ def partner_list(text: str) -> list[str]:
     the pool, and other bot names (``heuristic``, ``policy:PATH``), in that order, each once."""
     chosen: list[str] = []
     for token in text.split(","):
-        if token in ("train", "test", "all"):
+        if token in ("train", "test", "all") or token in PARTNERS:
             chosen += partner_names(token)
-        elif token in PARTNERS:
-            chosen.append(token)
         else:
             try:
                 make_bot(token)
