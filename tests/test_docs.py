@@ -37,3 +37,10 @@ def test_the_reference_tables_quoted_in_the_benchmark_page_are_those_of_the_run(
     run = set((ROOT / "docs" / "reference" / "results.md").read_text().splitlines())
     assert len(quoted) > 50
     assert [line for line in quoted if line not in run] == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_make_target_named_is_in_the_makefile(page: Path) -> None:
+    targets = set(re.findall(r"^([\w.-]+):", (ROOT / "Makefile").read_text(), re.MULTILINE))
+    named = set(re.findall(r"`make ([a-z][\w-]*)", page.read_text()))
+    assert named - targets == set()
