@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bench benchmark results results-own-search results-modules results-strangers results-cross-play \
+.PHONY: test train bots bench benchmark results results-own-search results-modules results-strangers results-cross-play \
 	screenshots clean
 
 $(BIN)/python:
@@ -26,10 +26,34 @@ test: $(VENV)/.installed
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
-# The main job: the embedded default config (3 players, base game), then its evaluation table.
-# Checkpoints in checkpoints/p3/, TensorBoard logs in runs/.
+# MAPPO fine-tuning of an imitation bot (docs/training.md): the overrides of configs/mappo.yaml.
+FINETUNE = --config configs/mappo.yaml hidden=[256,64] activation=relu critic_warmup=25 \
+	learning_rate=0.00005 ent_coef=0
+
+# The main job, 3 players, base game: imitation of the heuristic's value model (tranquility train's
+# embedded default config, without its PPO; checkpoints/p3/), MAPPO fine-tuning of that bot
+# (checkpoints/p3_finetune/), then the fine-tuned bot's evaluation table. TensorBoard logs in runs/.
 train: $(VENV)/.installed
-	$(BIN)/tranquility train
+	$(BIN)/tranquility train total_steps=0 final_eval_games=0
+	$(BIN)/tranquility mappo $(FINETUNE) init_actor=checkpoints/p3/final total_steps=2000000 run=p3_finetune
+
+# A learned bot per player count from nothing, the way the shipped bots were made (PLAYERS=3 for
+# one count): make train's recipe (imitation, then PPO), MAPPO fine-tuning, search distillation.
+# Each step is skipped once its final bot exists and MAPPO resumes from its last checkpoint, so a
+# stopped run goes on where it was. Bots in checkpoints/p<P>_{base,mappo,distill}/final.
+PLAYERS ?= 1 2 3 4 5
+bots: $(VENV)/.installed
+	for P in $(PLAYERS); do \
+		[ -f checkpoints/p$${P}_base/final/bot.json ] || \
+			$(BIN)/tranquility train players=$$P run=p$${P}_base final_eval_games=0 --no-progress || exit 1; \
+		[ -f checkpoints/p$${P}_mappo/final/bot.json ] || \
+			$(BIN)/tranquility mappo $(FINETUNE) players=$$P init_actor=checkpoints/p$${P}_base/final \
+				total_steps=4000000 final_eval_games=0 run=p$${P}_mappo \
+				$$([ -f checkpoints/p$${P}_mappo/resume.pt ] && echo --resume) || exit 1; \
+		[ -f checkpoints/p$${P}_distill/final/bot.json ] || \
+			$(BIN)/tranquility distill --config configs/distill.yaml players=$$P \
+				init_actor=checkpoints/p$${P}_mappo/final run=p$${P}_distill || exit 1; \
+	done
 
 # The peers the benchmark compares against. hanabi_learning_environment builds with CMake, and
 # CMake >= 4 refuses its old cmake_minimum_required unless told the policy version.

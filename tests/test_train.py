@@ -86,6 +86,22 @@ def test_train_save_load_evaluate_and_resume(
     assert len(report["cross_play"]["win_rate"]) == 2 and (tmp_path / "results" / "evaluation_p3.png").stat().st_size
 
 
+def test_total_steps_0_keeps_the_imitation_alone_and_final_eval_games_0_prints_no_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The first step of make train's recipe: imitation, no PPO, no closing table."""
+    from tranquility_env.training import train
+
+    monkeypatch.chdir(tmp_path)
+    overrides = ["run=imit", "total_steps=0", "final_eval_games=0", "players=2", "hidden=[16]", "n_envs=2"]
+    train.main([*overrides, "pretrain_games=2", "pretrain_epochs=1", "--no-progress"])
+    run = tmp_path / "checkpoints" / "imit"
+    final, imitation = PolicyBot.load(str(run / "final")), PolicyBot.load(str(run / "imitation"))
+    assert final.about["steps"] == 0
+    assert all(np.array_equal(a, b) for a, b in zip(final.layers[0], imitation.layers[0], strict=True))
+    assert "win rate" not in capsys.readouterr().out
+
+
 def test_imitation_learns_the_teachers_choices(tmp_path: Path) -> None:
     """The warm start: after imitating the heuristic's value model on 60 games, the policy makes
     the teacher's choice far more often on new games than untrained."""
@@ -199,6 +215,9 @@ def test_teachers_without_a_compiled_value_model_play_one_game_at_a_time() -> No
         ({"pretrain_teacher": "genius"}, "unknown bot 'genius'"),
         ({"pretrain_games": -1}, "'pretrain_games' must be >= 0"),
         ({"pretrain_epochs": 0}, "'pretrain_epochs' must be at least 1"),
+        ({"final_eval_games": -1}, "'final_eval_games' must be >= 0"),
+        ({"total_steps": -1}, "'total_steps' must be >= 0"),
+        ({"total_steps": 0, "pretrain_games": 0}, "nothing to train"),
         ({"hidden": [64, "wide"]}, "'hidden' must be list"),
     ],
 )

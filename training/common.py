@@ -42,15 +42,17 @@ class RunConfig:
     checkpoint_every: int = 100_000
     eval_every: int = 100_000
     eval_games: int = 100
-    final_eval_games: int = EVALUATION_GAMES  # the closing table: the evaluation deals from the first
+    final_eval_games: int = EVALUATION_GAMES  # the closing table: the evaluation deals from the first; 0: none
     checkpoints_dir: str = "checkpoints"
     logs_dir: str = "runs"
 
-    AT_LEAST_ONE = ("total_steps", "checkpoint_every", "eval_every", "eval_games", "final_eval_games")
+    AT_LEAST_ONE = ("total_steps", "checkpoint_every", "eval_every", "eval_games")
     RUN_SUFFIX = ""
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.final_eval_games < 0:
+            raise ValueError("train config 'final_eval_games' must be >= 0 (0: no closing table)")
         self.run = self.run or f"p{self.players}{self.RUN_SUFFIX}"
         if self.activation not in checkpoint.ACTIVATIONS:
             raise ValueError(
@@ -202,7 +204,10 @@ def log_evaluation(cfg: RunConfig, folder: Path, writer: Any, step: int) -> None
 
 
 def final_table(cfg: RunConfig, final: Path) -> None:
-    """The trained team beside the heuristic and random teams, on the same deals."""
+    """The trained team beside the heuristic and random teams, on the same deals (none if
+    ``final_eval_games`` is 0: a step of a longer recipe)."""
+    if not cfg.final_eval_games:
+        return
     from tranquility_env.training.evaluate import evaluate, markdown
 
     config = cfg.game_config()

@@ -56,7 +56,7 @@ class TrainConfig(RunConfig):
     activation: str = "relu"  # imitation learns much faster than with tanh
     learning_rate: float = 3e-5
     ent_coef: float = 0.0
-    total_steps: int = 100_000
+    total_steps: int = 100_000  # PPO's, after the imitation; 0: the imitation alone
     n_steps: int = 32  # per game and update (n_envs x n_steps = 2,048 decisions an update)
     batch_size: int = 256
     n_epochs: int = 4
@@ -71,7 +71,7 @@ class TrainConfig(RunConfig):
     dagger_epochs: int = 2  # epochs on all the data gathered so far, after each round
 
     AT_LEAST_ONE = (
-        *RunConfig.AT_LEAST_ONE,
+        *(name for name in RunConfig.AT_LEAST_ONE if name != "total_steps"),  # 0: the imitation alone
         "n_steps",
         "batch_size",
         "n_epochs",
@@ -83,9 +83,11 @@ class TrainConfig(RunConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for key in ("pretrain_games", "dagger_rounds"):
+        for key in ("total_steps", "pretrain_games", "dagger_rounds"):
             if getattr(self, key) < 0:
                 raise ValueError(f"train config {key!r} must be >= 0")
+        if not (self.total_steps or self.pretrain_games or self.pretrain_replays):
+            raise ValueError("train config 'total_steps' is 0 and there is no imitation: nothing to train")
         if self.pretrain_replays and not Path(self.pretrain_replays).is_dir():
             raise ValueError(f"train config 'pretrain_replays': {self.pretrain_replays} is not a folder")
         if self.dagger_rounds and not self.pretrain_games:
