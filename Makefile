@@ -38,7 +38,7 @@ train: $(VENV)/.installed
 	$(BIN)/tranquility mappo $(FINETUNE) init_actor=checkpoints/p3/final total_steps=2000000 run=p3_finetune
 
 # A learned bot per player count from nothing, the way the shipped bots were made (PLAYERS=3 for
-# one count): make train's recipe (imitation, then PPO), MAPPO fine-tuning, search distillation.
+# one count): tranquility train (imitation, then PPO), MAPPO fine-tuning, search distillation.
 # Each step is skipped once its final bot exists and MAPPO resumes from its last checkpoint, so a
 # stopped run goes on where it was. Bots in checkpoints/p<P>_{base,mappo,distill}/final.
 PLAYERS ?= 1 2 3 4 5
