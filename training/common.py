@@ -47,12 +47,11 @@ class RunConfig:
     logs_dir: str = "runs"
 
     AT_LEAST_ONE = ("total_steps", "checkpoint_every", "eval_every", "eval_games")
+    AT_LEAST_ZERO = ("final_eval_games",)
     RUN_SUFFIX = ""
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if self.final_eval_games < 0:
-            raise ValueError("train config 'final_eval_games' must be >= 0 (0: no closing table)")
         self.run = self.run or f"p{self.players}{self.RUN_SUFFIX}"
         if self.activation not in checkpoint.ACTIVATIONS:
             raise ValueError(
@@ -78,13 +77,16 @@ def torch_activation(name: str) -> Any:
 
 
 def check_fields(cfg: Any) -> None:
-    """Every field of a config dataclass has its annotated type, and those named in its
-    ``AT_LEAST_ONE`` are at least 1."""
+    """Every field of a config dataclass has its annotated type, those named in its
+    ``AT_LEAST_ONE`` are at least 1 and those in its ``AT_LEAST_ZERO`` (if it has one) at least 0."""
     for f in dataclasses.fields(cfg):
         check_type(f.name, getattr(cfg, f.name), f.type)
     for name in cfg.AT_LEAST_ONE:
         if getattr(cfg, name) < 1:
             raise ValueError(f"train config {name!r} must be at least 1")
+    for name in getattr(cfg, "AT_LEAST_ZERO", ()):
+        if getattr(cfg, name) < 0:
+            raise ValueError(f"train config {name!r} must be >= 0")
 
 
 def check_type(name: str, value: Any, annotation: str) -> None:

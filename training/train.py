@@ -80,12 +80,10 @@ class TrainConfig(RunConfig):
         "dagger_games",
         "dagger_epochs",
     )
+    AT_LEAST_ZERO = (*RunConfig.AT_LEAST_ZERO, "total_steps", "pretrain_games", "dagger_rounds")
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for key in ("total_steps", "pretrain_games", "dagger_rounds"):
-            if getattr(self, key) < 0:
-                raise ValueError(f"train config {key!r} must be >= 0")
         if not (self.total_steps or self.pretrain_games or self.pretrain_replays):
             raise ValueError("train config 'total_steps' is 0 and there is no imitation: nothing to train")
         if self.pretrain_replays and not Path(self.pretrain_replays).is_dir():
