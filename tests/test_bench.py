@@ -1,10 +1,15 @@
-"""The speed benchmark's policy table: both paths timed, and they choose the same moves."""
+"""The speed benchmarks: the policy table's both paths timed and choosing the same moves, the
+batched engine's count, and how the training benchmark reads its runs' charts."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 from tranquility_env import bench
+from tranquility_env.training import speed
 
 
 def test_the_policy_benchmark_times_both_paths_and_they_agree() -> None:
@@ -17,3 +22,47 @@ def test_the_batched_engine_benchmark_plays_and_counts() -> None:
     pytest.importorskip("numba")
     decisions, seconds = bench.time_batch(games=64, threads=1, decisions=2_000, seed=0)
     assert decisions == 64 * (2_000 // 64) and seconds > 0
+
+
+class Point(NamedTuple):
+    step: int
+    wall_time: float
+    value: float
+
+
+class Charts:
+    """What ``speed`` reads of a run's TensorBoard charts: ``Scalars(name)``."""
+
+    def __init__(self, series: dict[str, list[Point]]) -> None:
+        self.series = series
+
+    def Scalars(self, name: str) -> list[Point]:  # EventAccumulator's name
+        return self.series[name]
+
+
+def test_training_speed_is_counted_after_the_first_update() -> None:
+    """Three updates of 2,048 steps: the first spends 0.4 s in the update loop and 0.6 s in the
+    rollout (warming up), each later one 0.4 s and 0.1 s; the trainer charts from its start."""
+    steps, update_seconds, rollout_seconds = [2048, 4096, 6144], [0.4, 0.8, 1.2], [0.6, 0.7, 0.8]
+    walls = [u + r for u, r in zip(update_seconds, rollout_seconds, strict=True)]
+    charts = Charts(
+        {
+            "charts/SPS": [Point(s, 100 + w, s / w) for s, w in zip(steps, walls, strict=True)],
+            "charts/SPS_update_only": [Point(s, 0, s / u) for s, u in zip(steps, update_seconds, strict=True)],
+            "charts/rollout_share": [Point(s, 0, r / w) for s, r, w in zip(steps, rollout_seconds, walls, strict=True)],
+        }
+    )
+    assert speed.steady_rate(charts) == pytest.approx(4096 / 1.0)
+    split = speed.steady_split(charts)
+    assert split["update loop alone"] == pytest.approx(4096 / 0.8)
+    assert split["rollout share"] == pytest.approx(0.2 / 1.0)
+    with pytest.raises(ValueError, match="at least 2 updates"):
+        speed.steady_rate(Charts({"charts/SPS": charts.series["charts/SPS"][:1]}))
+
+
+def test_the_trainer_before_the_batched_engine_needs_a_git_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no git history here
+    (tmp_path / "install").mkdir()
+    assert speed.install_pre_batch(tmp_path / "install") is None

@@ -212,11 +212,29 @@ def test_the_sparse_legal_only_networks_are_the_dense_masked_ones() -> None:
         assert torch.allclose(mine, theirs, atol=1e-4, rtol=1e-4)
 
     # The rollout's first layer, a sum of the weight rows of the non-zero entries: the same
-    # log-probabilities, for the actor and the critic alike.
-    from tranquility_env.training.mappo import Critic, weight_rows
+    # log-probabilities.
+    from tranquility_env.training.mappo import Critic, live_inputs, weight_rows
 
     with torch.no_grad():
         summed = actor.legal_logits(obs, legal, valid, weight_rows(actor.body[0])).log_softmax(1)
         assert torch.allclose(summed[valid], sparse.logits.log_softmax(1)[valid], atol=1e-4)
-        critic = Critic(encoding.OBSERVATION_SIZE, [32, 8], "relu")
-        assert torch.allclose(critic(obs, weight_rows(critic.net[0][0])), critic(obs), atol=1e-5)
+
+    # The updates' first layer, over the inputs non-zero somewhere in the batch only: the same
+    # log-probabilities and gradients for the actor, the same values and gradients for the
+    # critic, and no gradient at all for the weights of the inputs left out.
+    inputs, cut = live_inputs(obs.numpy(), torch.device("cpu"))
+    assert 0 < len(inputs) < encoding.OBSERVATION_SIZE and torch.equal(cut, obs[:, inputs])
+    assert not obs[:, np.setdiff1d(np.arange(encoding.OBSERVATION_SIZE), inputs.numpy())].any()
+    live = actor.legal_dist(cut, legal, valid, inputs)
+    live_loss = live.log_prob(position).sum() + live.entropy().sum()
+    live_grads = torch.autograd.grad(live_loss, list(actor.parameters()))
+    assert torch.allclose(live.logits[valid], sparse.logits[valid], atol=1e-5)
+    for mine, theirs in zip(live_grads, sparse_grads, strict=True):
+        assert torch.allclose(mine, theirs, atol=1e-4, rtol=1e-4)
+    critic = Critic(encoding.OBSERVATION_SIZE, [32, 8], "relu")
+    dense_value, live_value = critic(obs), critic(cut, inputs=inputs)
+    assert torch.allclose(live_value, dense_value, atol=1e-5)
+    first = critic.net[0][0].weight
+    (dense_grad,), (live_grad,) = (torch.autograd.grad(v.sum(), [first]) for v in (dense_value, live_value))
+    assert torch.allclose(live_grad, dense_grad, atol=1e-5)
+    assert not live_grad[:, np.setdiff1d(np.arange(encoding.OBSERVATION_SIZE), inputs.numpy())].any()

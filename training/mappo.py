@@ -103,18 +103,34 @@ def mlp(sizes: list[int], activation: str, gain: float = np.sqrt(2)) -> nn.Seque
     return nn.Sequential(*layers)
 
 
-def first_layer(layer: nn.Linear, x: torch.Tensor, rows: torch.Tensor | None) -> torch.Tensor:
-    """``layer(x)``; with ``rows`` (the weight transposed, contiguous: ``weight_rows``) as the sum
-    of the rows of x's non-zero entries (~150 of ~2,000), which is what makes inference on a few
-    observations at a time cheap. At training batch sizes the dense product is faster (finding the
-    non-zero entries alone costs as much) and the backward pass needs no gather, so training
-    calls it without ``rows``."""
-    if rows is None:
-        return layer(x)
-    nonzero_rows, cols = x.nonzero(as_tuple=True)
-    offsets = torch.searchsorted(nonzero_rows, torch.arange(len(x), device=x.device))
-    summed = nn.functional.embedding_bag(cols, rows, offsets, mode="sum", per_sample_weights=x[nonzero_rows, cols])
-    return summed + layer.bias
+def first_layer(
+    layer: nn.Linear, x: torch.Tensor, rows: torch.Tensor | None = None, inputs: torch.Tensor | None = None
+) -> torch.Tensor:
+    """``layer(x)``, paying for x's non-zero part only, two ways:
+
+    - ``rows`` (the weight transposed, contiguous: ``weight_rows``): the sum of the rows of x's
+      non-zero entries (~150 of ~2,000), which makes inference on a few observations at a time
+      cheap (the rollout).
+    - ``inputs``: x holds only these input columns of the layer, every other one being zero in
+      every row (``live_inputs``), and the product runs over them alone. In a training batch of
+      one config about two thirds of the inputs are zero in every row (seats and modules the
+      config lacks, and more); the dense product over the rest keeps the fast matrix kernels,
+      forward and backward, where a gather of weight rows would not."""
+    if rows is not None:
+        nonzero_rows, cols = x.nonzero(as_tuple=True)
+        offsets = torch.searchsorted(nonzero_rows, torch.arange(len(x), device=x.device))
+        summed = nn.functional.embedding_bag(cols, rows, offsets, mode="sum", per_sample_weights=x[nonzero_rows, cols])
+        return summed + layer.bias
+    if inputs is not None:
+        return nn.functional.linear(x, layer.weight.index_select(1, inputs), layer.bias)
+    return layer(x)
+
+
+def live_inputs(x: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The columns of x that are non-zero in some row, and x cut to them, on ``device``:
+    ``first_layer``'s ``inputs``."""
+    columns = torch.as_tensor(np.flatnonzero(x.any(0)), device=device)
+    return columns, torch.as_tensor(x, device=device).index_select(1, columns)
 
 
 def weight_rows(layer: nn.Linear) -> torch.Tensor:
@@ -141,20 +157,25 @@ class Actor(nn.Module):
         return self.head(self.body(obs)).masked_fill(~mask, -1e8)
 
     def legal_logits(
-        self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor, rows: torch.Tensor | None = None
+        self,
+        obs: torch.Tensor,
+        legal: torch.Tensor,
+        valid: torch.Tensor,
+        rows: torch.Tensor | None = None,
+        inputs: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The masked logits of each row's legal actions ``legal[i, :]`` (``padded``; ``valid`` marks
-        the real ones): ``forward``'s logits at those ids. ``rows``: see ``first_layer``."""
-        x = self.body[1:](first_layer(self.body[0], obs, rows))
-        head_rows = nn.functional.embedding(legal, self.head.weight)  # (batch, legal, hidden)
-        logits = torch.einsum("blh,bh->bl", head_rows, x) + self.head.bias[legal]
+        the real ones): ``forward``'s logits at those ids. ``rows``, ``inputs``: see ``first_layer``."""
+        x = self.body[1:](first_layer(self.body[0], obs, rows, inputs))
+        head_rows = self.head.weight.index_select(0, legal.flatten()).view(*legal.shape, -1)  # (batch, legal, hidden)
+        logits = (head_rows * x[:, None, :]).sum(2) + self.head.bias[legal]  # a batched matmul is slower
         return logits.masked_fill(~valid, -1e8)
 
     def legal_dist(
-        self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor
+        self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor, inputs: torch.Tensor | None = None
     ) -> torch.distributions.Categorical:
         """``legal_logits`` as a distribution over positions in ``legal``."""
-        return torch.distributions.Categorical(logits=self.legal_logits(obs, legal, valid))
+        return torch.distributions.Categorical(logits=self.legal_logits(obs, legal, valid, inputs=inputs))
 
     def load_pairs(self, pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Set the (weight, bias) pairs of a bot checkpoint: hidden layers, then the head."""
@@ -193,10 +214,10 @@ class Critic(nn.Module):
         layers = mlp([inputs, *hidden], activation)
         self.net = nn.Sequential(layers, nn.Linear(hidden[-1], 1))
 
-    def forward(self, state: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """``rows``: see ``first_layer``."""
+    def forward(self, state: torch.Tensor, inputs: torch.Tensor | None = None) -> torch.Tensor:
+        """``inputs``: see ``first_layer``."""
         layers = self.net[0]
-        return self.net[1](layers[1:](first_layer(layers[0], state, rows))).squeeze(-1)
+        return self.net[1](layers[1:](first_layer(layers[0], state, inputs=inputs))).squeeze(-1)
 
 
 class ValueNorm:
@@ -303,7 +324,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     while global_step < cfg.total_steps:
         # --- rollout
         began = time.time()
-        actor_rows, critic_rows = weight_rows(actor.body[0]), weight_rows(critic.net[0][0])
+        actor_rows = weight_rows(actor.body[0])
         for t in range(T):
             b_obs[t] = games.observations
             _, b_count[t] = games.batch.legal_ids(out=b_legal[t])
@@ -314,8 +335,6 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
                 gumbel = -torch.log(-torch.log(torch.rand_like(logits)))
                 choice = (logits + gumbel).argmax(1)  # a sample of the policy (the Gumbel-max trick)
                 b_logprob[t] = (logits.gather(1, choice[:, None]).squeeze(1) - logits.logsumexp(1)).cpu().numpy()
-                value = critic(torch.as_tensor(b_state[t], device=device), critic_rows)
-                b_value[t] = norm.denormalize(value).cpu().numpy()
             b_choice[t] = choice.cpu().numpy()
             b_reward[t], done, _ = games.step(b_legal[t, np.arange(N), b_choice[t]])
             b_done[t] = done
@@ -325,6 +344,11 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
                 games.reset([None] * ended.size, ended)
             games.observe()
             global_step += N
+        # The critic's values, which do not steer the play: one pass over the whole rollout, over
+        # the inputs live in it (``first_layer``); the updates below train on the same cut.
+        state_inputs, state = live_inputs(b_state.reshape(T * N, -1), device)
+        with torch.no_grad():
+            b_value[:] = norm.denormalize(critic(state, inputs=state_inputs)).cpu().numpy().reshape(T, N)
         bar.update(T * N)
         rollout_time += time.time() - began
 
@@ -344,12 +368,13 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         returns = advantages + b_value
         norm.update(returns)
 
-        # --- minibatched PPO updates
+        # --- minibatched PPO updates, the first layers over the inputs live in this batch only
+        obs_inputs, obs = live_inputs(b_obs.reshape(T * N, -1), device)
         flat = {
-            "obs": torch.as_tensor(b_obs.reshape(T * N, -1), device=device),
+            "obs": obs,
             "legal": b_legal.reshape(T * N, -1),
             "count": b_count.reshape(-1),
-            "state": torch.as_tensor(b_state.reshape(T * N, -1), device=device),
+            "state": state,
             "choice": torch.as_tensor(b_choice.reshape(-1), device=device),
             "logprob": torch.as_tensor(b_logprob.reshape(-1), device=device),
             "adv": torch.as_tensor(advantages.reshape(-1), device=device),
@@ -360,13 +385,13 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         for _ in range(cfg.update_epochs):
             for idx in torch.randperm(T * N, device=device).split(size):
                 legal, valid = padded(flat["legal"][idx.cpu()], flat["count"][idx.cpu()], device)
-                dist = actor.legal_dist(flat["obs"][idx], legal, valid)
+                dist = actor.legal_dist(flat["obs"][idx], legal, valid, obs_inputs)
                 logprob = dist.log_prob(flat["choice"][idx])
                 ratio = (logprob - flat["logprob"][idx]).exp()
                 adv = flat["adv"][idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
-                v_loss = 0.5 * (critic(flat["state"][idx]) - flat["target"][idx]).pow(2).mean()
+                v_loss = 0.5 * (critic(flat["state"][idx], inputs=state_inputs) - flat["target"][idx]).pow(2).mean()
                 entropy = dist.entropy().mean()
                 loss = cfg.vf_coef * v_loss
                 if warm:

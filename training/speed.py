@@ -1,10 +1,12 @@
 """Training speed: ``python -m tranquility_env.training.speed [--runs 3]`` (``make bench`` runs it).
 
-- MAPPO, 3 players, the default network and update settings: env steps/s (``charts/SPS``) of
-  the trainer on the batched engine and on the one-game path (``engine=game``: the same loop
-  over ``Game`` objects stepped in Python), the update loop alone (``charts/SPS_update_only``,
-  the ceiling with free games and inference) and the share of the time games and the
-  rollout's inference take.
+- MAPPO, 3 players, the default network and update settings: env steps/s of the trainer on the
+  batched engine, on the one-game path (``engine=game``: the same loop over ``Game`` objects
+  stepped in Python), and of the trainer as it was before the batched engine and the lighter
+  networks (commit ``PRE_BATCH``, installed from this checkout's git history into a temporary
+  folder); the update loop alone (``charts/SPS_update_only``, the ceiling with free games and
+  inference) and the share of the time games and the rollout's inference take. Each is counted
+  from the end of a run's first update (``steady_rate``, ``steady_split``).
 - MaskablePPO with ``tranquility train``'s network and update settings (no imitation): on
   ``TeamVecEnv`` (64 games in-process), and as the trainer ran before the batched engine, SB3's
   ``SubprocVecEnv`` over 2 ``TeamEnv`` copies with 1,024 steps each per update (and torch
@@ -18,16 +20,40 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+# The last commit before the batched engine and the lighter networks: the trainer they are measured against.
+PRE_BATCH = "ba8da81"
+MAPPO_STEPS = 2048 * 12  # 12 updates of the default 2,048 samples
+
+
+def steady_rate(charts: Any) -> float:
+    """Env steps/s from the first update's ``charts/SPS`` point to the last: the first update
+    also pays once for warming up (compiled kernels loaded, torch's first calls), which a run of
+    hours pays once too."""
+    points = charts.Scalars("charts/SPS")
+    if len(points) < 2:
+        raise ValueError("steady_rate needs a run of at least 2 updates")
+    return (points[-1].step - points[0].step) / (points[-1].wall_time - points[0].wall_time)
+
+
+def read_charts(folder: Path) -> Any:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    charts = EventAccumulator(str(folder))
+    charts.Reload()
+    return charts
 
 
 def mappo_run(engine: str, steps: int) -> dict[str, float]:
-    """One short MAPPO run; its last charts."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
+    """One short MAPPO run; its speed (``steady_rate``) and last charts."""
     from tranquility_env.training.mappo import MappoConfig, train
 
     with tempfile.TemporaryDirectory() as folder:
@@ -44,10 +70,59 @@ def mappo_run(engine: str, steps: int) -> dict[str, float]:
         )
         with contextlib.redirect_stdout(io.StringIO()):  # the run's own table: not what is timed
             train(cfg)
-        charts = EventAccumulator(str(Path(folder) / "runs" / "speed"))
-        charts.Reload()
-        names = ("charts/SPS", "charts/SPS_update_only", "charts/rollout_share")
-        return {name: charts.Scalars(name)[-1].value for name in names}
+        return {"SPS": steady_rate(charts := read_charts(Path(folder) / "runs" / "speed"))} | steady_split(charts)
+
+
+def steady_split(charts: Any) -> dict[str, float]:
+    """The update loop's speed alone and the rollout's share of the time (games and inference),
+    from the end of the first update to the last, as ``steady_rate``: the trainer charts both
+    from its start (``charts/SPS_update_only``, ``charts/rollout_share``), so each is turned
+    back into seconds at the first update and the last, and the first taken from the last."""
+    updates, shares = charts.Scalars("charts/SPS_update_only"), charts.Scalars("charts/rollout_share")
+    seconds = []  # (in the update loop, in the rollout) up to the first update, and up to the last
+    for update, share in ((updates[0], shares[0]), (updates[-1], shares[-1])):
+        in_updates = update.step / update.value
+        seconds.append((in_updates, in_updates * share.value / (1 - share.value)))
+    (u0, r0), (u1, r1) = seconds
+    return {
+        "update loop alone": (updates[-1].step - updates[0].step) / (u1 - u0),
+        "rollout share": (r1 - r0) / (u1 - u0 + r1 - r0),
+    }
+
+
+def install_pre_batch(folder: Path) -> Path | None:
+    """The package at commit ``PRE_BATCH``, from the git history of the checkout in the working
+    directory, installed (without dependencies: it needs none this one lacks) into
+    ``folder``/lib; None outside a git checkout."""
+    source, lib = folder / "source", folder / "lib"
+    source.mkdir()
+    try:
+        archive = subprocess.run(["git", "archive", PRE_BATCH], capture_output=True)
+    except FileNotFoundError:  # no git on this machine
+        return None
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
+    subprocess.run([*pip, "--target", str(lib), str(source)], check=True, capture_output=True)
+    return lib
+
+
+def pre_batch_mappo_run(lib: Path, steps: int) -> dict[str, float]:
+    """One short run of the MAPPO trainer installed in ``lib`` (``install_pre_batch``), in a
+    process of its own with the same settings as ``mappo_run``; its speed (``steady_rate``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        keys = [f"checkpoints_dir={folder}/checkpoints", f"logs_dir={folder}/runs", "run=speed"]
+        keys += ["players=3", f"total_steps={steps}", "checkpoint_every=1000000000", "eval_every=1000000000"]
+        keys += ["final_eval_games=1"]
+        subprocess.run(
+            [sys.executable, "-m", "tranquility_env.training.mappo", *keys],
+            cwd=folder,  # not this checkout, whose package ``-m`` would find first
+            env=os.environ | {"PYTHONPATH": str(lib)},
+            check=True,
+            capture_output=True,
+        )
+        return {"SPS": steady_rate(read_charts(Path(folder) / "runs" / "speed"))}
 
 
 def maskable_ppo_rate(batched: bool, updates: int) -> float:
@@ -87,23 +162,32 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--runs must be at least 1")
     torch.set_num_threads(2)
 
-    runs: dict[str, list[dict[str, float]]] = {"batch": [], "game": []}
-    for _ in range(args.runs):
-        for engine in runs:
-            runs[engine].append(mappo_run(engine, steps=2048 * 6))
+    with tempfile.TemporaryDirectory() as folder:
+        lib = install_pre_batch(Path(folder))
+        runs: dict[str, list[dict[str, float]]] = {"batch": [], "game": [], "pre-batch": []}
+        for _ in range(args.runs):
+            runs["batch"].append(mappo_run("batch", MAPPO_STEPS))
+            runs["game"].append(mappo_run("game", MAPPO_STEPS))
+            if lib is not None:
+                runs["pre-batch"].append(pre_batch_mappo_run(lib, MAPPO_STEPS))
 
     def median(engine: str, name: str) -> float:
         return statistics.median(r[name] for r in runs[engine])
 
     print(f"MAPPO, 3 players, default network and update settings, 2 cores; median of {args.runs} runs")
-    print(f"{'engine':<28} | {'SPS':>6} | {'update loop alone':>17} | {'games + inference':>17}")
+    print(f"{'trainer':<46} | {'SPS':>6} | {'update loop alone':>17} | {'games + inference':>17}")
     for engine, label in (("batch", "batched engine (default)"), ("game", "one-game path (engine=game)")):
         print(
-            f"{label:<28} | {median(engine, 'charts/SPS'):>6,.0f} | {median(engine, 'charts/SPS_update_only'):>17,.0f}"
-            f" | {median(engine, 'charts/rollout_share'):>16.0%}"
+            f"{label:<46} | {median(engine, 'SPS'):>6,.0f} | {median(engine, 'update loop alone'):>17,.0f}"
+            f" | {median(engine, 'rollout share'):>16.1%}"
         )
-    ratio = median("batch", "charts/SPS") / median("game", "charts/SPS")
-    print(f"ratio, batched engine to the one-game path: {ratio:.2f}")
+    print(f"ratio, batched engine to the one-game path: {median('batch', 'SPS') / median('game', 'SPS'):.2f}")
+    if lib is None:
+        print(f"the trainer before the batched engine: not run (commit {PRE_BATCH} needs a git checkout)")
+    else:
+        print(f"{'before the batched engine (commit ' + PRE_BATCH + ')':<46} | {median('pre-batch', 'SPS'):>6,.0f} |")
+        ratio = median("batch", "SPS") / median("pre-batch", "SPS")
+        print(f"ratio, batched engine to the trainer before it: {ratio:.2f}")
 
     rates: dict[bool, list[float]] = {True: [], False: []}
     for _ in range(args.runs):
