@@ -218,6 +218,24 @@ def test_load_and_export_in_every_pending_kind() -> None:
         assert batch.observations(seats)[i].tobytes() == encoding.observation(game, int(seats[i])).tobytes()
 
 
+def test_observations_of_some_games_only() -> None:
+    """``observations(where=...)`` writes the rows of those games, byte-equal to the encoder's,
+    and leaves the others as ``out`` held them (zeros in a new array)."""
+    batch = GameBatch({"players": 3}, 5)
+    batch.reset_many(range(5), range(5))
+    where = np.array([True, False, True, False, True])
+    fresh = batch.observations(where=where)
+    held = np.full((5, encoding.OBSERVATION_SIZE), 7.0, dtype=np.float32)
+    batch.observations(out=held, where=where)
+    for i in range(5):
+        game = batch.game(i)
+        wanted = encoding.observation(game, game.current).tobytes()
+        assert fresh[i].tobytes() == (wanted if where[i] else bytes(fresh[i].nbytes))
+        assert held[i].tobytes() == (wanted if where[i] else np.full_like(held[i], 7.0).tobytes())
+    with pytest.raises(ValueError, match="where must be a bool array of shape"):
+        batch.observations(where=np.ones(4, dtype=bool))
+
+
 def test_bad_actions_are_refused_and_change_nothing() -> None:
     batch = GameBatch({"players": 3}, 4)
     batch.reset_many(range(4), range(4))

@@ -114,6 +114,27 @@ def test_policy_logits_of_the_legal_actions_match_the_whole_head_and_pick_the_sa
     assert decisions > 30
 
 
+def test_choose_each_decides_as_choose_for_all_rows_or_some() -> None:
+    """A batched pass over many games (all rows, or the ``rows`` asked for) picks in each game
+    the move ``choose`` picks alone: the first layer over the batch's live inputs only changes
+    nothing."""
+    policy = PolicyBot.load(bots.shipped_bot(3))
+    rng = np.random.default_rng(0)
+    observations, legal = [], []
+    for deal in range(12):
+        game = Game.new({"players": 3}, deal)
+        for _ in range(int(rng.integers(0, 40))):
+            game.apply_action(int(rng.choice(game.legal_actions())))
+        observations.append(encoding.observation(game, game.current_player))
+        legal.append(np.asarray(game.legal_actions()))
+    observations = np.array(observations)
+    alone = [policy.choose(o, ids) for o, ids in zip(observations, legal, strict=True)]
+    assert policy.choose_each(observations, legal) == alone
+    rows = np.array([1, 4, 5, 9])
+    assert policy.choose_each(observations, [legal[i] for i in rows], rows) == [alone[i] for i in rows]
+    assert len(set(alone)) > 3  # different positions, different moves: a wrong row would show
+
+
 def test_own_search_rollouts_played_together_end_as_when_played_one_move_at_a_time() -> None:
     """``PolicyWithSearchBot.play_out`` moves its games together, one batched pass a move
     (``PolicyBot.choose_each``); each game must end exactly as the policy playing it alone."""

@@ -215,13 +215,18 @@ class GameBatch:
         return where
 
     # ------------------------------------------------------------------ the vector view
-    def observations(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    def observations(
+        self, seats: np.ndarray | None = None, out: np.ndarray | None = None, where: np.ndarray | None = None
+    ) -> np.ndarray:
         """Each game's observation from ``seats[i]`` (default: the seat to act), float32
-        ``(num_games, OBSERVATION_SIZE)``, written into ``out`` when given."""
+        ``(num_games, OBSERVATION_SIZE)``, written into ``out`` when given. With ``where``, only
+        those games' rows are written; the others keep what ``out`` held (zeros in a new array)."""
         seats = self.current if seats is None else np.asarray(seats, dtype=np.int64)
+        if out is None and where is not None:
+            out = np.zeros((self.num_games, encoding.OBSERVATION_SIZE), dtype=np.float32)
         out = self._out(out, encoding.OBSERVATION_SIZE, np.float32)
         numba.set_num_threads(self.threads)
-        _observe_all(self.rows, self.cfg, seats, self.deck_counts, out)
+        _observe_all(self.rows, self.cfg, seats, self._where(where), self.deck_counts, out)
         return out
 
     def action_masks(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -377,9 +382,10 @@ def _apply_all(rows, cfg, ids, active) -> None:
 
 
 @njit(cache=True, parallel=True)
-def _observe_all(rows, cfg, seats, deck_counts, out) -> None:
+def _observe_all(rows, cfg, seats, active, deck_counts, out) -> None:
     for i in prange(rows.shape[0]):
-        encode.observation(rows[i], cfg, seats[i], deck_counts, out[i])
+        if active[i]:
+            encode.observation(rows[i], cfg, seats[i], deck_counts, out[i])
 
 
 @njit(cache=True, parallel=True)

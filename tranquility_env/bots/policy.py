@@ -77,11 +77,20 @@ class PolicyBot:
         """The action among the ids ``legal`` (ascending) this policy takes."""
         return self._pick(self.logits(observation, legal), legal)
 
-    def choose_each(self, observations: np.ndarray, legal: list[np.ndarray]) -> list[int]:
-        """``choose`` for a batch: for row i of ``observations``, the action among the ids
-        ``legal[i]`` (ascending). One matrix product a layer for the whole batch, so deciding in
-        hundreds of games at once (a search's rollouts) costs little more than in one."""
-        x = self.activation(np.asarray(observations, dtype=np.float32) @ self.first_by_input + self.layers[0][1])
+    def choose_each(
+        self, observations: np.ndarray, legal: list[np.ndarray], rows: np.ndarray | None = None
+    ) -> list[int]:
+        """``choose`` for a batch: for row i of ``observations`` (or row ``rows[i]``, when only
+        some rows decide), the action among the ids ``legal[i]`` (ascending). One matrix product
+        a layer for the whole batch, so deciding in hundreds of games at once (a search's
+        rollouts) costs little more than in one."""
+        # The first layer over the inputs non-zero in some row only: in a batch of games of one
+        # config most inputs are zero in every row, and contribute nothing.
+        observations = np.asarray(observations, dtype=np.float32)
+        if rows is not None:
+            observations = observations[rows]
+        live = np.flatnonzero(observations.any(0))
+        x = self.activation(observations[:, live] @ self.first_by_input[live] + self.layers[0][1])
         for weight, bias in self.layers[1:]:
             x = self.activation(x @ weight.T + bias)
         # The head's rows of the legal ids only, each against its own game's row of x: a few

@@ -71,10 +71,10 @@ class PolicyWithSearchBot:
                 if not deciding.any():
                     return
                 which = np.flatnonzero(deciding)
-                observations = batch.observations()[which]
+                observations = batch.observations(where=deciding)
                 ids, counts = batch.legal_ids()
                 chosen = np.zeros(batch.num_games, dtype=np.int64)
-                chosen[which] = self.policy.choose_each(observations, [ids[i, : counts[i]] for i in which])
+                chosen[which] = self.policy.choose_each(observations, [ids[i, : counts[i]] for i in which], which)
                 batch.step(chosen, where=deciding)
 
 
