@@ -160,6 +160,45 @@ def test_imitation_scores_the_teachers_choices_as_the_masked_distribution_does()
     torch.testing.assert_close(plain_log_prob, log_prob, atol=1e-5, rtol=1e-5)
 
 
+def test_the_policy_normalised_once_is_sb3_contribs_on_the_same_weights() -> None:
+    """``MaskedOncePolicy`` (the policy ``new_model`` trains) gives sb3-contrib's
+    ``MaskableActorCriticPolicy`` values, log-probabilities, entropies and gradients on the same
+    weights, positions, masks and choices, and the same distribution without a mask."""
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from tranquility_env import TeamEnv
+    from tranquility_env.training.sb3_policy import MaskedOncePolicy
+    from tranquility_env.training.train import TrainConfig, teacher_games
+
+    env = TeamEnv(players=3)
+    obs, masks, chosen, _ = teacher_games(TrainConfig(players=3, pretrain_games=1, n_envs=1), 0, 2)
+    mask = np.unpackbits(masks, axis=1, count=env.action_space.n)
+    o, a = torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(chosen)
+    kwargs = {"net_arch": [32, 16], "lr_schedule": lambda _: 1e-3}
+    torch.manual_seed(0)
+    theirs = MaskableActorCriticPolicy(env.observation_space, env.action_space, **kwargs)
+    mine = MaskedOncePolicy(env.observation_space, env.action_space, **kwargs)
+    mine.load_state_dict(theirs.state_dict())
+    with torch.no_grad():
+        theirs.action_net.weight.normal_()  # logits far apart, so that a wrong one shows
+        mine.action_net.weight.copy_(theirs.action_net.weight)
+    results = []
+    for policy in (theirs, mine):
+        values, log_prob, entropy = policy.evaluate_actions(o, a, action_masks=mask)
+        grads = torch.autograd.grad((log_prob + entropy).sum() + values.sum(), list(policy.parameters()))
+        unmasked = policy.get_distribution(o).distribution
+        results.append((values, log_prob, entropy, grads, unmasked.probs))
+    (values, log_prob, entropy, grads, probs), (my_values, my_log_prob, my_entropy, my_grads, my_probs) = results
+    assert len(obs) > 50 and log_prob.std() > 0.5 and entropy.mean() > 0.5  # varied positions, real choices
+    torch.testing.assert_close(my_values, values)
+    torch.testing.assert_close(my_log_prob, log_prob, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(my_entropy, entropy, atol=1e-5, rtol=1e-5)
+    for my_grad, grad in zip(my_grads, grads, strict=True):
+        torch.testing.assert_close(my_grad, grad, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(my_probs, probs)
+
+
 def test_dagger_games_are_played_by_the_policy_and_labelled_by_the_teacher() -> None:
     from tranquility_env.training.train import TrainConfig, teacher_games
 

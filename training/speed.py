@@ -9,8 +9,9 @@
   from the end of a run's first update (``steady_rate``, ``steady_split``).
 - MaskablePPO with ``tranquility train``'s network and update settings (no imitation): on
   ``TeamVecEnv`` (64 games in-process), and as the trainer ran before the batched engine, SB3's
-  ``SubprocVecEnv`` over 2 ``TeamEnv`` copies with 1,024 steps each per update (and torch
-  checking every distribution's arguments, which ``train.new_model`` turns off).
+  ``SubprocVecEnv`` over 2 ``TeamEnv`` copies with 1,024 steps each per update, sb3-contrib's
+  own policy (not ``sb3_policy.MaskedOncePolicy``) and torch checking every distribution's
+  arguments (which ``train.new_model`` turns off).
 
 Each figure is the median of ``--runs`` runs, the two sides alternating.
 """
@@ -141,7 +142,7 @@ def maskable_ppo_rate(batched: bool, updates: int) -> float:
     else:  # the trainer before the batched engine: 2 processes, one core each for torch and the games
         torch.set_num_threads(1)
         envs = SubprocVecEnv([lambda: TeamEnv(reward_shaping=cfg.reward_shaping, players=3) for _ in range(2)])
-        model = new_model(dataclasses.replace(cfg, n_steps=cfg.n_steps * cfg.n_envs // 2), envs)
+        model = new_model(dataclasses.replace(cfg, n_steps=cfg.n_steps * cfg.n_envs // 2), envs, policy="MlpPolicy")
         torch.distributions.Distribution.set_default_validate_args(True)  # as torch checked then
     steps = updates * model.n_steps * model.env.num_envs
     start = time.perf_counter()

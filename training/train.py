@@ -398,16 +398,20 @@ def make_callback(cfg: TrainConfig, run_dir: Path):
 
 
 # ------------------------------------------------------------------------------ the loop
-def new_model(cfg: TrainConfig, envs: Any, logs_dir: str | None = None) -> Any:
-    """A ``MaskablePPO`` with the config's network and update settings on ``envs``. torch stops
+def new_model(cfg: TrainConfig, envs: Any, logs_dir: str | None = None, policy: Any = None) -> Any:
+    """A ``MaskablePPO`` with the config's network and update settings on ``envs``, its policy
+    ``sb3_policy.MaskedOncePolicy`` (the masked distribution normalised once; ``policy``: another
+    policy class or name, as the speed benchmark's baseline passes sb3-contrib's). torch stops
     checking its distributions' arguments: the masked 3,962-way distribution of every minibatch
     was checked to be a simplex, a tenth of an update's time, and the engine's masks are exact."""
     import torch
     from sb3_contrib import MaskablePPO
 
+    from tranquility_env.training.sb3_policy import MaskedOncePolicy
+
     torch.distributions.Distribution.set_default_validate_args(False)
     return MaskablePPO(
-        "MlpPolicy",
+        policy or MaskedOncePolicy,
         envs,
         learning_rate=cfg.learning_rate,
         n_steps=cfg.n_steps,
