@@ -240,13 +240,18 @@ class ValueNorm:
         return x * np.sqrt(self.var + 1e-8) + self.mean
 
 
-def critic_inputs(cfg: MappoConfig, games: TeamBatch) -> np.ndarray:
+def critic_inputs(cfg: MappoConfig, games: TeamBatch, out: np.ndarray | None = None) -> np.ndarray:
     """What the critic sees in each game: the acting seat's observation (IPPO), or the global
-    state and which seat acts (MAPPO)."""
+    state and which seat acts (MAPPO); written into ``out`` when given."""
+    if out is None:
+        out = np.empty((games.num_envs, CRITICS[cfg.critic]), dtype=np.float32)
     if cfg.critic == "local":
-        return games.observations
-    seats = np.eye(encoding.MAX_PLAYERS, dtype=np.float32)[games.batch.current]
-    return np.concatenate([games.batch.states(), seats], axis=1)
+        out[:] = games.observations
+        return out
+    out[:, : encoding.STATE_SIZE] = games.batch.states()
+    out[:, encoding.STATE_SIZE :] = 0
+    out[np.arange(len(out)), encoding.STATE_SIZE + games.batch.current] = 1
+    return out
 
 
 def pick_device(name: str) -> torch.device:
@@ -328,7 +333,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         for t in range(T):
             b_obs[t] = games.observations
             _, b_count[t] = games.batch.legal_ids(out=b_legal[t])
-            b_state[t] = critic_inputs(cfg, games)
+            critic_inputs(cfg, games, out=b_state[t])
             with torch.inference_mode():
                 legal, valid = padded(b_legal[t], b_count[t], device)
                 logits = actor.legal_logits(torch.as_tensor(b_obs[t], device=device), legal, valid, actor_rows)
@@ -342,7 +347,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
             finished += [games.episode_stats(i) for i in ended]
             if ended.size:
                 games.reset([None] * ended.size, ended)
-            games.observe()
+            games.observe(masks=False)  # the legal ids come from the engine
             global_step += N
         # The critic's values, which do not steer the play: one pass over the whole rollout, over
         # the inputs live in it (``first_layer``); the updates below train on the same cut.

@@ -175,10 +175,12 @@ class TeamBatch:
             self.batch.step(ids, todo)
 
     # ------------------------------------------------------------------ views
-    def observe(self) -> None:
-        """Write every game's observation and mask (its seat to act) into ``observations``/``masks``."""
+    def observe(self, masks: bool = True) -> None:
+        """Write every game's observation and mask (its seat to act) into ``observations``/``masks``;
+        ``masks=False`` leaves the masks as they were, for callers that take the legal ids instead."""
         self.batch.observations(out=self.observations)
-        self.batch.action_masks(out=self.masks)
+        if masks:
+            self.batch.action_masks(out=self.masks)
 
     def episode_stats(self, i: int) -> dict[str, Any]:
         """``TeamEnv.episode_stats()`` of game ``i``."""
