@@ -39,6 +39,8 @@ class MaskedOnce(MaskableCategoricalDistribution):
     """``MaskableCategoricalDistribution`` whose distribution is made once the mask comes (or,
     with no mask, when first used), by ``masked_categorical``."""
 
+    raw_logits: torch.Tensor | None = None  # the last ``proba_distribution``'s, unnormalised
+
     def proba_distribution(self, action_logits: torch.Tensor) -> MaskedOnce:
         self.raw_logits = action_logits.view(-1, self.action_dim)
         self._made = None
@@ -49,7 +51,7 @@ class MaskedOnce(MaskableCategoricalDistribution):
 
     @property
     def distribution(self) -> MaskableCategorical | None:
-        if self._made is None and getattr(self, "raw_logits", None) is not None:
+        if self._made is None and self.raw_logits is not None:
             self._made = masked_categorical(self.raw_logits, None)
         return self._made
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from tranquility_env import encoding
 from tranquility_env.batch import GameBatch
 from tranquility_env.batch.layout import ONGOING
 from tranquility_env.bots.heuristic import HeuristicBot
@@ -64,6 +65,7 @@ class PolicyWithSearchBot:
         """Finish the games of ``batch`` with every seat playing the policy, from what that seat
         sees: one decision in each game at a time, so that one pass of the network decides in all
         of them (``PolicyBot.choose_each``); forced moves are made in compiled code."""
+        observations = np.zeros((batch.num_games, encoding.OBSERVATION_SIZE), dtype=np.float32)  # reused each move
         with _blas().limit(limits=1, user_api="blas"):
             while True:
                 batch.play_forced()  # a forced move needs no network
@@ -71,7 +73,7 @@ class PolicyWithSearchBot:
                 if not deciding.any():
                     return
                 which = np.flatnonzero(deciding)
-                observations = batch.observations(where=deciding)
+                batch.observations(out=observations, where=deciding)
                 ids, counts = batch.legal_ids()
                 chosen = np.zeros(batch.num_games, dtype=np.int64)
                 chosen[which] = self.policy.choose_each(observations, [ids[i, : counts[i]] for i in which], which)
