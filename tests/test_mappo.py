@@ -211,13 +211,14 @@ def test_the_sparse_legal_only_networks_are_the_dense_masked_ones() -> None:
     for mine, theirs in zip(sparse_grads, dense_grads, strict=True):
         assert torch.allclose(mine, theirs, atol=1e-4, rtol=1e-4)
 
-    # The rollout's first layer, a sum of the weight rows of the non-zero entries: the same
-    # log-probabilities.
-    from tranquility_env.training.mappo import Critic, live_inputs, weight_rows
+    # The rollout's player, a numpy copy over the batch's live inputs: the same log-probabilities,
+    # the padding left out.
+    from tranquility_env.training.mappo import Critic, MappoConfig, live_inputs, rollout_policy
 
-    with torch.no_grad():
-        summed = actor.legal_logits(obs, legal, valid, weight_rows(actor.body[0])).log_softmax(1)
-        assert torch.allclose(summed[valid], sparse.logits.log_softmax(1)[valid], atol=1e-4)
+    cfg = MappoConfig(players=3, hidden=[32, 16], activation="relu")
+    played = torch.as_tensor(rollout_policy(actor, cfg).legal_logits(obs.numpy(), rows, counts)).log_softmax(1)
+    assert played.shape == legal.shape and bool((played[~valid] < -1e7).all())
+    assert torch.allclose(played[valid], sparse.logits.log_softmax(1)[valid], atol=1e-4)
 
     # The updates' first layer, over the inputs non-zero somewhere in the batch only: the same
     # log-probabilities and gradients for the actor, the same values and gradients for the
@@ -238,3 +239,16 @@ def test_the_sparse_legal_only_networks_are_the_dense_masked_ones() -> None:
     (dense_grad,), (live_grad,) = (torch.autograd.grad(v.sum(), [first]) for v in (dense_value, live_value))
     assert torch.allclose(live_grad, dense_grad, atol=1e-5)
     assert not live_grad[:, np.setdiff1d(np.arange(encoding.OBSERVATION_SIZE), inputs.numpy())].any()
+
+
+def test_rollout_sampling_draws_each_action_as_often_as_its_probability() -> None:
+    """``sample`` (the Gumbel-max trick): each legal position drawn at its softmax probability,
+    a padded one (-1e8) never, and the log-probability returned is the drawn one's."""
+    from tranquility_env.training.mappo import sample
+
+    logits = np.tile(np.array([[0.5, -1.0, 1.5, -1e8]], dtype=np.float32), (40_000, 1))
+    choice, logprob = sample(logits, np.random.default_rng(0))
+    probs = np.exp(logits[0, :3] - logits[0, :3].max())
+    probs /= probs.sum()
+    assert np.abs(np.bincount(choice, minlength=4) / len(choice) - [*probs, 0.0]).max() < 0.01
+    assert np.allclose(logprob, np.log(probs)[choice], atol=1e-5)

@@ -11,6 +11,7 @@ import pytest
 from tranquility_env import Config, Game, bots, encoding
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.batch import GameBatch
+from tranquility_env.batch.layout import MAX_LEGAL
 from tranquility_env.bots import HeuristicBot, PolicyBot, ValueModel, make_bot
 from tranquility_env.bots import search as search_module
 from tranquility_env.checkpoint import CheckpointError, save
@@ -133,6 +134,26 @@ def test_choose_each_decides_as_choose_for_all_rows_or_some() -> None:
     rows = np.array([1, 4, 5, 9])
     assert policy.choose_each(observations, [legal[i] for i in rows], rows) == [alone[i] for i in rows]
     assert len(set(alone)) > 3  # different positions, different moves: a wrong row would show
+
+
+def test_legal_logits_of_a_batch_are_each_rows_logits_padded() -> None:
+    """``PolicyBot.legal_logits`` on padded rows of legal ids (as ``GameBatch.legal_ids`` gives
+    them): row i holds ``logits`` of its own observation at its own ids, then -1e8."""
+    policy = PolicyBot.load(bots.shipped_bot(3))
+    rng = np.random.default_rng(1)
+    observations, ids, counts = [], np.zeros((10, MAX_LEGAL), dtype=np.int64), np.zeros(10, dtype=np.int64)
+    for deal in range(10):
+        game = Game.new({"players": 3}, deal)
+        for _ in range(int(rng.integers(0, 40))):
+            game.apply_action(int(rng.choice(game.legal_actions())))
+        observations.append(encoding.observation(game, game.current_player))
+        legal = game.legal_actions()
+        ids[deal, : len(legal)], counts[deal] = legal, len(legal)
+    logits = policy.legal_logits(np.array(observations), ids, counts)
+    assert logits.shape == (10, counts.max()) and len(set(counts)) > 2
+    for row, observation, legal, n in zip(logits, observations, ids, counts, strict=True):
+        assert np.allclose(row[:n], policy.logits(observation, legal[:n]), atol=1e-5)
+        assert (row[n:] == -1e8).all()
 
 
 def test_own_search_rollouts_played_together_end_as_when_played_one_move_at_a_time() -> None:

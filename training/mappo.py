@@ -34,6 +34,7 @@ from tqdm import tqdm
 from tranquility_env import checkpoint, encoding
 from tranquility_env.batch.layout import MAX_LEGAL
 from tranquility_env.bots import make_bot
+from tranquility_env.bots.policy import PolicyBot, one_blas_thread
 from tranquility_env.envs.vector import ENGINES, TeamBatch
 from tranquility_env.rules import actions
 from tranquility_env.tasks import training_deal
@@ -103,24 +104,12 @@ def mlp(sizes: list[int], activation: str, gain: float = np.sqrt(2)) -> nn.Seque
     return nn.Sequential(*layers)
 
 
-def first_layer(
-    layer: nn.Linear, x: torch.Tensor, rows: torch.Tensor | None = None, inputs: torch.Tensor | None = None
-) -> torch.Tensor:
-    """``layer(x)``, paying for x's non-zero part only, two ways:
-
-    - ``rows`` (the weight transposed, contiguous: ``weight_rows``): the sum of the rows of x's
-      non-zero entries (~150 of ~2,000), which makes inference on a few observations at a time
-      cheap (the rollout).
-    - ``inputs``: x holds only these input columns of the layer, every other one being zero in
-      every row (``live_inputs``), and the product runs over them alone. In a training batch of
-      one config about two thirds of the inputs are zero in every row (seats and modules the
-      config lacks, and more); the dense product over the rest keeps the fast matrix kernels,
-      forward and backward, where a gather of weight rows would not."""
-    if rows is not None:
-        nonzero_rows, cols = x.nonzero(as_tuple=True)
-        offsets = torch.searchsorted(nonzero_rows, torch.arange(len(x), device=x.device))
-        summed = nn.functional.embedding_bag(cols, rows, offsets, mode="sum", per_sample_weights=x[nonzero_rows, cols])
-        return summed + layer.bias
+def first_layer(layer: nn.Linear, x: torch.Tensor, inputs: torch.Tensor | None = None) -> torch.Tensor:
+    """``layer(x)``; with ``inputs``, x holds only these input columns of the layer, every other
+    one being zero in every row (``live_inputs``), and the product runs over them alone. In a
+    training batch of one config about two thirds of the inputs are zero in every row (seats and
+    modules the config lacks, and more); the dense product over the rest keeps the fast matrix
+    kernels, forward and backward, where a gather of weight rows would not."""
     if inputs is not None:
         return nn.functional.linear(x, layer.weight.index_select(1, inputs), layer.bias)
     return layer(x)
@@ -133,18 +122,14 @@ def live_inputs(x: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torc
     return columns, torch.as_tensor(x, device=device).index_select(1, columns)
 
 
-def weight_rows(layer: nn.Linear) -> torch.Tensor:
-    """The first layer's weight as one row per input, for ``first_layer``: take it once per rollout."""
-    return layer.weight.detach().t().contiguous()
-
-
 class Actor(nn.Module):
     """Observation -> masked action logits; the layers a bot checkpoint holds.
 
-    ``forward`` is the plain dense network. Training calls ``legal_logits`` instead, which
+    ``forward`` is the plain dense network. The updates call ``legal_logits`` instead, which
     computes the same logits without paying for what it does not use: the head computes the
-    logits of the legal actions only (a few dozen of 3,962), and in the rollout the first layer
-    sums the weight rows of the observation's non-zero entries only (``first_layer``)."""
+    logits of the legal actions only (a few dozen of 3,962), and the first layer runs over the
+    inputs live in the batch only (``first_layer``). The rollout plays a numpy copy
+    (``rollout_policy``)."""
 
     def __init__(self, hidden: list[int], activation: str) -> None:
         super().__init__()
@@ -161,12 +146,11 @@ class Actor(nn.Module):
         obs: torch.Tensor,
         legal: torch.Tensor,
         valid: torch.Tensor,
-        rows: torch.Tensor | None = None,
         inputs: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The masked logits of each row's legal actions ``legal[i, :]`` (``padded``; ``valid`` marks
-        the real ones): ``forward``'s logits at those ids. ``rows``, ``inputs``: see ``first_layer``."""
-        x = self.body[1:](first_layer(self.body[0], obs, rows, inputs))
+        the real ones): ``forward``'s logits at those ids. ``inputs``: see ``first_layer``."""
+        x = self.body[1:](first_layer(self.body[0], obs, inputs))
         head_rows = self.head.weight.index_select(0, legal.flatten()).view(*legal.shape, -1)  # (batch, legal, hidden)
         logits = (head_rows * x[:, None, :]).sum(2) + self.head.bias[legal]  # a batched matmul is slower
         return logits.masked_fill(~valid, -1e8)
@@ -175,7 +159,7 @@ class Actor(nn.Module):
         self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor, inputs: torch.Tensor | None = None
     ) -> torch.distributions.Categorical:
         """``legal_logits`` as a distribution over positions in ``legal``."""
-        return torch.distributions.Categorical(logits=self.legal_logits(obs, legal, valid, inputs=inputs))
+        return torch.distributions.Categorical(logits=self.legal_logits(obs, legal, valid, inputs))
 
     def load_pairs(self, pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Set the (weight, bias) pairs of a bot checkpoint: hidden layers, then the head."""
@@ -190,6 +174,25 @@ def padded(legal: np.ndarray, counts: np.ndarray, device: torch.device) -> tuple
     width = int(counts.max())
     ids = torch.as_tensor(legal[:, :width], device=device)
     return ids, torch.arange(width, device=device) < torch.as_tensor(counts, device=device)[:, None]
+
+
+def rollout_policy(actor: Actor, cfg: MappoConfig) -> PolicyBot:
+    """The actor as a ``PolicyBot`` on the same weights (not copied, on the CPU): the rollout's
+    player. Its batched numpy pass (``PolicyBot.legal_logits``) costs a fraction of torch's per-call
+    overhead on a few dozen observations a step. Make it anew for each rollout: the updates
+    change the weights it reads."""
+    pairs = [(linear.weight.detach().cpu().numpy(), linear.bias.detach().cpu().numpy()) for linear in actor.body[::2]]
+    head = (actor.head.weight.detach().cpu().numpy(), actor.head.bias.detach().cpu().numpy())
+    return PolicyBot({"activation": cfg.activation, "config": cfg.game_config().to_dict()}, pairs, head)
+
+
+def sample(logits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A draw from each row's categorical distribution over ``logits`` (the Gumbel-max trick),
+    and its log-probability."""
+    choice = (logits + rng.gumbel(size=logits.shape)).argmax(1)
+    top = logits.max(1)
+    log_total = np.log(np.exp(logits - top[:, None]).sum(1)) + top
+    return choice, logits[np.arange(len(logits)), choice] - log_total
 
 
 def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -329,26 +332,22 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     while global_step < cfg.total_steps:
         # --- rollout
         began = time.time()
-        actor_rows = weight_rows(actor.body[0])
-        for t in range(T):
-            b_obs[t] = games.observations
-            _, b_count[t] = games.batch.legal_ids(out=b_legal[t])
-            critic_inputs(cfg, games, out=b_state[t])
-            with torch.inference_mode():
-                legal, valid = padded(b_legal[t], b_count[t], device)
-                logits = actor.legal_logits(torch.as_tensor(b_obs[t], device=device), legal, valid, actor_rows)
-                gumbel = -torch.log(-torch.log(torch.rand_like(logits)))
-                choice = (logits + gumbel).argmax(1)  # a sample of the policy (the Gumbel-max trick)
-                b_logprob[t] = (logits.gather(1, choice[:, None]).squeeze(1) - logits.logsumexp(1)).cpu().numpy()
-            b_choice[t] = choice.cpu().numpy()
-            b_reward[t], done, _ = games.step(b_legal[t, np.arange(N), b_choice[t]])
-            b_done[t] = done
-            ended = np.flatnonzero(done)
-            finished += [games.episode_stats(i) for i in ended]
-            if ended.size:
-                games.reset([None] * ended.size, ended)
-            games.observe(masks=False)  # the legal ids come from the engine
-            global_step += N
+        policy = rollout_policy(actor, cfg)
+        rng = np.random.default_rng(int(torch.randint(2**62, ())))  # from torch's stream, which a resume restores
+        with one_blas_thread():  # torch's threads hold the cores
+            for t in range(T):
+                b_obs[t] = games.observations
+                _, b_count[t] = games.batch.legal_ids(out=b_legal[t])
+                critic_inputs(cfg, games, out=b_state[t])
+                b_choice[t], b_logprob[t] = sample(policy.legal_logits(b_obs[t], b_legal[t], b_count[t]), rng)
+                b_reward[t], done, _ = games.step(b_legal[t, np.arange(N), b_choice[t]])
+                b_done[t] = done
+                ended = np.flatnonzero(done)
+                finished += [games.episode_stats(i) for i in ended]
+                if ended.size:
+                    games.reset([None] * ended.size, ended)
+                games.observe(masks=False)  # the legal ids come from the engine
+                global_step += N
         # The critic's values, which do not steer the play: one pass over the whole rollout, over
         # the inputs live in it (``first_layer``); the updates below train on the same cut.
         state_inputs, state = live_inputs(b_state.reshape(T * N, -1), device)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 from collections.abc import Mapping
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from tranquility_env import checkpoint
 from tranquility_env.rules.config import Config
@@ -84,15 +86,8 @@ class PolicyBot:
         some rows decide), the action among the ids ``legal[i]`` (ascending). One matrix product
         a layer for the whole batch, so deciding in hundreds of games at once (a search's
         rollouts) costs little more than in one."""
-        # The first layer over the inputs non-zero in some row only: in a batch of games of one
-        # config most inputs are zero in every row, and contribute nothing.
         observations = np.asarray(observations, dtype=np.float32)
-        if rows is not None:
-            observations = observations[rows]
-        live = np.flatnonzero(observations.any(0))
-        x = self.activation(observations[:, live] @ self.first_by_input[live] + self.layers[0][1])
-        for weight, bias in self.layers[1:]:
-            x = self.activation(x @ weight.T + bias)
+        x = self.hidden(observations if rows is None else observations[rows])
         # The head's rows of the legal ids only, each against its own game's row of x: a few
         # thousand of the batch x 3,962 products of the whole head.
         ids, sizes = np.concatenate(legal), np.fromiter(map(len, legal), dtype=np.int64, count=len(legal))
@@ -103,6 +98,27 @@ class PolicyBot:
             best = np.flatnonzero(logits == np.maximum.reduceat(logits, starts)[rows])
             return ids[best[np.unique(rows[best], return_index=True)[1]]].tolist()
         return [self._pick(logits[a : a + n], ids[a : a + n]) for a, n in zip(starts, sizes, strict=True)]
+
+    def hidden(self, observations: np.ndarray) -> np.ndarray:
+        """The last hidden layer for each row of a float32 batch of observations. The first
+        layer runs over the inputs non-zero in some row only: in a batch of games of one config
+        most inputs are zero in every row, and contribute nothing."""
+        live = np.flatnonzero(observations.any(0))
+        x = self.activation(observations[:, live] @ self.first_by_input[live] + self.layers[0][1])
+        for weight, bias in self.layers[1:]:
+            x = self.activation(x @ weight.T + bias)
+        return x
+
+    def legal_logits(self, observations: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """For each row of a float32 batch of observations, the logits of its legal ids
+        ``ids[i, :counts[i]]`` (rows padded as ``GameBatch.legal_ids`` gives them), in a
+        ``(batch, counts.max())`` array whose padding holds -1e8: what a sampler of the batch
+        needs."""
+        width = int(counts.max())
+        ids = ids[:, :width]
+        logits = np.einsum("nlj,nj->nl", self.head[0][ids], self.hidden(observations)) + self.head[1][ids]
+        logits[np.arange(width) >= counts[:, None]] = -1e8
+        return logits
 
     def _pick(self, logits: np.ndarray, legal: np.ndarray) -> int:
         if self.deterministic:
@@ -136,3 +152,16 @@ def _policy_once(folder: str, stamp: tuple[tuple[str, int, int], ...]) -> Policy
     for array in (policy.first_by_input, *(a for layer in (*policy.layers, policy.head) for a in layer)):
         array.setflags(write=False)  # shared by every bot made from it
     return policy
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """A context in which numpy's BLAS runs on one thread, for the batched passes (a search's
+    rollouts, a trainer's): they are big enough for OpenBLAS to split over threads, which then
+    wait on each other whenever other threads or processes hold the cores (torch's, evaluation
+    workers)."""
+    return _blas().limit(limits=1, user_api="blas")
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from tranquility_env import encoding
 from tranquility_env.batch import GameBatch
 from tranquility_env.batch.layout import ONGOING
 from tranquility_env.bots.heuristic import HeuristicBot
-from tranquility_env.bots.policy import PolicyBot
+from tranquility_env.bots.policy import PolicyBot, one_blas_thread
 from tranquility_env.bots.search import best_by_rollouts
 from tranquility_env.rules import board
 
@@ -66,7 +64,7 @@ class PolicyWithSearchBot:
         sees: one decision in each game at a time, so that one pass of the network decides in all
         of them (``PolicyBot.choose_each``); forced moves are made in compiled code."""
         observations = np.zeros((batch.num_games, encoding.OBSERVATION_SIZE), dtype=np.float32)  # reused each move
-        with _blas().limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             while True:
                 batch.play_forced()  # a forced move needs no network
                 deciding = batch.status == ONGOING
@@ -78,11 +76,3 @@ class PolicyWithSearchBot:
                 chosen = np.zeros(batch.num_games, dtype=np.int64)
                 chosen[which] = self.policy.choose_each(observations, [ids[i, : counts[i]] for i in which], which)
                 batch.step(chosen, where=deciding)
-
-
-@functools.cache
-def _blas() -> ThreadpoolController:
-    """numpy's BLAS, to run the batched passes on one thread: they are big enough for OpenBLAS to
-    split over threads, which then wait on each other whenever other processes hold the cores
-    (evaluation workers, training)."""
-    return ThreadpoolController()
