@@ -177,10 +177,10 @@ def padded(legal: np.ndarray, counts: np.ndarray, device: torch.device) -> tuple
 
 
 def rollout_policy(actor: Actor, cfg: MappoConfig) -> PolicyBot:
-    """The actor as a ``PolicyBot`` on the same weights (not copied, on the CPU): the rollout's
-    player. Its batched numpy pass (``PolicyBot.legal_logits``) costs a fraction of torch's per-call
-    overhead on a few dozen observations a step. Make it anew for each rollout: the updates
-    change the weights it reads."""
+    """The actor as a ``PolicyBot`` on its weights (numpy views of them on the CPU, copies from a
+    GPU): the rollout's player. Its batched numpy pass (``PolicyBot.legal_logits``) costs a
+    fraction of torch's per-call overhead on a few dozen observations a step. Make it anew for
+    each rollout: the updates change the weights."""
     pairs = [(linear.weight.detach().cpu().numpy(), linear.bias.detach().cpu().numpy()) for linear in actor.body[::2]]
     head = (actor.head.weight.detach().cpu().numpy(), actor.head.bias.detach().cpu().numpy())
     return PolicyBot({"activation": cfg.activation, "config": cfg.game_config().to_dict()}, pairs, head)
