@@ -87,17 +87,13 @@ class PolicyBot:
         a layer for the whole batch, so deciding in hundreds of games at once (a search's
         rollouts) costs little more than in one."""
         observations = np.asarray(observations, dtype=np.float32)
-        x = self.hidden(observations if rows is None else observations[rows])
-        # The head's rows of the legal ids only, each against its own game's row of x: a few
-        # thousand of the batch x 3,962 products of the whole head.
-        ids, sizes = np.concatenate(legal), np.fromiter(map(len, legal), dtype=np.int64, count=len(legal))
-        rows = np.repeat(np.arange(len(legal)), sizes)
-        logits = np.einsum("nj,nj->n", self.head[0][ids], x[rows]) + self.head[1][ids]
-        starts = np.cumsum(sizes) - sizes
+        sizes = np.fromiter(map(len, legal), dtype=np.int64, count=len(legal))
+        ids = np.zeros((len(legal), sizes.max()), dtype=np.int64)  # the rows of legal, padded
+        ids[np.arange(ids.shape[1]) < sizes[:, None]] = np.concatenate(legal)
+        logits = self.legal_logits(observations if rows is None else observations[rows], ids, sizes)
         if self.deterministic:  # each game's first best id, as np.argmax over its own ids
-            best = np.flatnonzero(logits == np.maximum.reduceat(logits, starts)[rows])
-            return ids[best[np.unique(rows[best], return_index=True)[1]]].tolist()
-        return [self._pick(logits[a : a + n], ids[a : a + n]) for a, n in zip(starts, sizes, strict=True)]
+            return ids[np.arange(len(ids)), logits.argmax(1)].tolist()
+        return [self._pick(row[:n], own[:n]) for row, own, n in zip(logits, ids, sizes, strict=True)]
 
     def hidden(self, observations: np.ndarray) -> np.ndarray:
         """The last hidden layer for each row of a float32 batch of observations. The first
@@ -112,8 +108,9 @@ class PolicyBot:
     def legal_logits(self, observations: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """For each row of a float32 batch of observations, the logits of its legal ids
         ``ids[i, :counts[i]]`` (rows padded as ``GameBatch.legal_ids`` gives them), in a
-        ``(batch, counts.max())`` array whose padding holds -1e8: what a sampler of the batch
-        needs."""
+        ``(batch, counts.max())`` array whose padding holds -1e8. The head's rows of those ids
+        only, each against its own game's row: a few thousand of the batch x 3,962 products of
+        the whole head."""
         width = int(counts.max())
         ids = ids[:, :width]
         logits = np.einsum("nlj,nj->nl", self.head[0][ids], self.hidden(observations)) + self.head[1][ids]
