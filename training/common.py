@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import yaml
 
 from tranquility_env import Config, checkpoint
@@ -160,6 +161,12 @@ def export_actor(linears: list[Any], head: Any, cfg: RunConfig, folder: Path, st
     )
 
 
+def weight_pairs(linears: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) of each torch ``Linear`` as numpy arrays: views of them on the CPU,
+    copies from a GPU."""
+    return [(linear.weight.detach().cpu().numpy(), linear.bias.detach().cpu().numpy()) for linear in linears]
+
+
 def save_actor(
     linears: list[Any],
     head: Any,
@@ -172,12 +179,10 @@ def save_actor(
     teammates: dict[str, str] | None = None,
 ) -> Path:
     """torch ``Linear`` layers and the action head, as a bot checkpoint of that table and network."""
-    tensors = {}
-    for i, layer in enumerate(linears):
-        tensors[f"layers.{i}.weight"] = layer.weight.detach().cpu().numpy()
-        tensors[f"layers.{i}.bias"] = layer.bias.detach().cpu().numpy()
-    tensors["head.weight"] = head.weight.detach().cpu().numpy()
-    tensors["head.bias"] = head.bias.detach().cpu().numpy()
+    *layers, (head_weight, head_bias) = weight_pairs([*linears, head])
+    tensors = {"head.weight": head_weight, "head.bias": head_bias}
+    for i, (weight, bias) in enumerate(layers):
+        tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"] = weight, bias
     return checkpoint.save(
         folder,
         tensors,

@@ -48,6 +48,7 @@ from tranquility_env.training.common import (
     save_config,
     torch_activation,
     trainer_parser,
+    weight_pairs,
 )
 
 # ------------------------------------------------------------------------------ the config
@@ -177,13 +178,12 @@ def padded(legal: np.ndarray, counts: np.ndarray, device: torch.device) -> tuple
 
 
 def rollout_policy(actor: Actor, cfg: MappoConfig) -> PolicyBot:
-    """The actor as a ``PolicyBot`` on its weights (numpy views of them on the CPU, copies from a
-    GPU): the rollout's player. Its batched numpy pass (``PolicyBot.legal_logits``) costs a
-    fraction of torch's per-call overhead on a few dozen observations a step. Make it anew for
-    each rollout: the updates change the weights."""
-    pairs = [(linear.weight.detach().cpu().numpy(), linear.bias.detach().cpu().numpy()) for linear in actor.body[::2]]
-    head = (actor.head.weight.detach().cpu().numpy(), actor.head.bias.detach().cpu().numpy())
-    return PolicyBot({"activation": cfg.activation, "config": cfg.game_config().to_dict()}, pairs, head)
+    """The actor as a ``PolicyBot`` on its weights (``weight_pairs``): the rollout's player. Its
+    batched numpy pass (``PolicyBot.legal_logits``) costs a fraction of torch's per-call overhead
+    on a few dozen observations a step. Make it anew for each rollout: the updates change the
+    weights."""
+    *layers, head = weight_pairs([*actor.body[::2], actor.head])
+    return PolicyBot({"activation": cfg.activation, "config": cfg.game_config().to_dict()}, layers, head)
 
 
 def sample(logits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
