@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: test train bots bench benchmark results results-own-search results-modules results-strangers results-cross-play \
-	screenshots clean
+	screenshots load-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -119,6 +119,11 @@ results-cross-play: $(VENV)/.installed
 # docs/img/table.png and replay.png, from a game in headless Chromium (Debian's chromium and chromium-driver).
 screenshots: $(VENV)/.installed
 	$(BIN)/python docs/screenshots.py
+
+# docs/play.md, "What the server protects": tranquility serve on a loopback port, 32 browsers each playing a
+# game to the end at once (benchmarks/web_load.py: fixed counts, stops by itself; exit 1 if a target is missed).
+load-test: $(VENV)/.installed
+	$(BIN)/python benchmarks/web_load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

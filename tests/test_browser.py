@@ -7,9 +7,11 @@ The server runs in this process on a free loopback port and stops at the end.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -302,3 +304,59 @@ def test_campfires_and_herds_are_clicked_through_their_sub_decisions(
         assert not browser.find_element(By.ID, "message").text, move
         made.append(move.split()[0])
     assert made[0] == verb and ({"move"} if verb == "camp" else {"step"}) <= set(made), made
+
+
+XSS = "<img src=x onerror=\"document.title='XSS'\">"
+
+
+def test_a_replay_file_with_markup_is_shown_as_text_and_runs_nothing(
+    server: tuple[str, object], browser: object, tmp_path: Path
+) -> None:
+    """A shared replay whose seat name and bot reasoning are HTML: the viewer shows them as text."""
+    url, _ = server
+    game = Game.new({"players": 2}, 5)
+    lines = [json.dumps({"replay": 2, "config": game.config.to_dict(), "seed": 5, "seats": [XSS, "b"], "human": 0})]
+    for _ in range(4):
+        move = game.legal_moves()[0]
+        why = {"kind": "policy", "top": [[XSS, 0.9], [move, 0.1]]}
+        lines.append(json.dumps({"seat": game.current, "move": move, "why": why}))
+        game.apply(move)
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("\n".join(lines))
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    browser.find_element(By.ID, "tab-replays").click()
+    browser.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait(browser, lambda d: "position" in d.find_element(By.ID, "step-label").text)
+    browser.find_element(By.ID, "next").click()
+    wait(browser, lambda d: XSS in d.find_element(By.ID, "frame-why").text)
+    assert XSS in browser.find_element(By.ID, "frame-seats").text
+    time.sleep(0.3)  # time for an injected onerror to have run
+    assert browser.title == "Tranquility: The Ascent"
+    assert browser.find_elements(By.CSS_SELECTOR, "img") == []
+
+
+def test_a_second_browser_sees_none_of_the_first_ones_games_or_replays(
+    server: tuple[str, object], browser: object, tmp_path: Path
+) -> None:
+    url, _ = server
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    choose(browser, "players", "1")
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
+    game_id = browser.execute_script("return game.id;")
+    browser.find_element(By.ID, "leave").click()
+    replay = wait(browser, lambda d: d.execute_script("return game.outcome && game.replay;"))
+    with chromium(tmp_path / "other-profile") as other:
+        other.get(f"{url}#{game_id}")  # the first browser's game, by its address
+        error = wait(other, lambda d: d.find_element(By.ID, "setup-error").text)
+        assert "no such game" in error
+        other.find_element(By.ID, "tab-replays").click()
+        wait(other, lambda d: d.find_element(By.ID, "replay-page").text)
+        assert "No replays yet" in other.find_element(By.ID, "replay-page").text
+        assert other.find_elements(By.CSS_SELECTOR, "#replay-list li") == []
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    browser.find_element(By.ID, "tab-replays").click()
+    wait(browser, lambda d: replay in d.find_element(By.ID, "replay-list").text)

@@ -309,13 +309,13 @@ def test_games_played_in_the_browser_feed_the_imitation(tmp_path: Path, monkeypa
     pytest.importorskip("starlette.testclient")
     import time
 
-    from starlette.testclient import TestClient
-
     from tranquility_env.training import train
     from tranquility_env.training.train import TrainConfig, person_decisions
     from tranquility_env.web.app import create_app
 
-    client = TestClient(create_app(tmp_path / "replays", pace=0, seed=100))
+    from web_client import browser
+
+    client = browser(create_app(tmp_path / "replays", pace=0, seed=100))
     made = 0
     for _ in range(6):
         state = client.post("/api/games", json={"players": 2, "seat": 1, "bots": ["heuristic-no-search"]}).json()

@@ -18,11 +18,12 @@ from tranquility_env.replay import read
 from tranquility_env.web.app import create_app
 
 from tiny_bots import tiny_checkpoint
+from web_client import browser
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> TestClient:
-    return TestClient(create_app(tmp_path / "replays", pace=0))
+    return browser(create_app(tmp_path / "replays", pace=0))
 
 
 def walk(value: Any, path: str = "") -> list[tuple[str, Any]]:
@@ -93,7 +94,7 @@ def test_a_whole_game_with_every_module_never_shows_another_seats_cards(client: 
 
 
 def test_bots_run_off_the_event_loop_and_the_page_sees_them_thinking(tmp_path: Path) -> None:
-    client = TestClient(create_app(tmp_path / "replays", pace=1.0))
+    client = browser(create_app(tmp_path / "replays", pace=1.0))
     state = client.post("/api/games", json={"players": 2, "seat": 1, "bots": ["random"]}).json()
     started = time.perf_counter()
     seen = client.get(f"/api/games/{state['id']}").json()
@@ -138,7 +139,7 @@ def test_bad_moves_are_refused_and_change_nothing(client: TestClient) -> None:
     state = client.post("/api/games", json={"players": 2, "seat": 0, "bots": ["random"]}).json()
     url = f"/api/games/{state['id']}/moves"
     cases = [
-        (client.post(url, content=b"{not json"), 400, "not JSON"),
+        (client.post(url, content=b"{not json", headers={"content-type": "application/json"}), 400, "not JSON"),
         (client.post(url, json=["play"]), 400, "JSON object"),
         (client.post(url, json={"move": "play G13 r1c1", "decision": 0}), 400, "malformed move"),
         (client.post(url, json={"move": "play G12 r8c1", "decision": 0}), 400, "illegal move"),
@@ -154,7 +155,7 @@ def test_bad_moves_are_refused_and_change_nothing(client: TestClient) -> None:
 
 
 def test_a_move_during_a_bots_turn_is_refused(tmp_path: Path) -> None:
-    client = TestClient(create_app(tmp_path / "replays", pace=2.0))  # the bot takes two seconds a move
+    client = browser(create_app(tmp_path / "replays", pace=2.0))  # the bot takes two seconds a move
     state = client.post("/api/games", json={"players": 2, "seat": 0, "bots": ["random"]}).json()
     url = f"/api/games/{state['id']}/moves"
     after = client.post(url, json={"move": state["moves"][0]["move"], "decision": 0}).json()
@@ -171,7 +172,7 @@ def test_version_1_replays_still_open(client: TestClient, tmp_path: Path) -> Non
         move = game.legal_moves()[0]
         lines.append(json.dumps({"seat": game.current, "move": move}))
         game.apply(move)
-    opened = client.post("/api/replays", content="\n".join(lines).encode()).json()
+    opened = client.post("/api/replays", json={"text": "\n".join(lines)}).json()
     assert opened["moves"] == 6 and opened["end"] is None
     frames = client.get(f"/api/replays/{opened['id']}/frames?seat=1").json()["frames"]
     assert frames[-1]["view"]["mountain"] == game.to_dict()["mountain"]
@@ -203,7 +204,7 @@ def test_a_page_may_seat_checkpoints_of_the_served_folder_by_name_only(tmp_path:
     from tranquility_env import Config
 
     tiny_checkpoint(tmp_path / "bots" / "mine", Config(players=2))
-    client = TestClient(create_app(tmp_path / "replays", checkpoints=tmp_path / "bots", pace=0))
+    client = browser(create_app(tmp_path / "replays", checkpoints=tmp_path / "bots", pace=0))
     assert client.get("/api/options").json()["checkpoints"] == ["mine"]
     state = client.post("/api/games", json={"players": 2, "seat": 1, "bots": ["policy:mine"]}).json()
     assert state["seats"] == ["policy:mine", "person"]
@@ -214,7 +215,7 @@ def test_a_page_may_seat_checkpoints_of_the_served_folder_by_name_only(tmp_path:
 def test_the_viewer_steps_a_replay_from_any_seat_and_shows_all_only_when_finished(client: TestClient) -> None:
     state = client.post("/api/games", json={"players": 2, "seat": 0, "bots": ["heuristic-no-search"]}).json()
     end = play_out(client, state, human=0)[-1]
-    opened = client.post(f"/api/replays/saved/{end['replay']}").json()
+    opened = client.post(f"/api/replays/saved/{end['replay']}", json={}).json()
     assert opened["finished"] and opened["moves"] == end["decision"] and opened["human"] == 0
     frames = client.get(f"/api/replays/{opened['id']}/frames?seat=0").json()["frames"]
     assert len(frames) == end["decision"] + 1 and frames[0]["k"] == 0 and "move" not in frames[0]
@@ -232,12 +233,12 @@ def test_the_viewer_steps_a_replay_from_any_seat_and_shows_all_only_when_finishe
 def test_unfinished_or_damaged_replays(client: TestClient, tmp_path: Path) -> None:
     state = client.post("/api/games", json={"players": 1}).json()
     client.post(f"/api/games/{state['id']}/moves", json={"move": state["moves"][0]["move"], "decision": 0})
-    quit_state = client.post(f"/api/games/{state['id']}/quit").json()
+    quit_state = client.post(f"/api/games/{state['id']}/quit", json={}).json()
     assert quit_state["outcome"] == "quit" and quit_state["moves"] == []
     refused = client.post(f"/api/games/{state['id']}/moves", json={"move": "rope", "decision": 1})
     assert refused.status_code == 409 and "over" in refused.json()["error"]
     text = (tmp_path / "replays" / quit_state["replay"]).read_text()
-    opened = client.post("/api/replays", content=text.encode()).json()
+    opened = client.post("/api/replays", json={"text": text}).json()
     assert opened["end"] == "quit" and not opened["finished"]
     hidden = client.get(f"/api/replays/{opened['id']}/frames?seat=all")
     assert hidden.status_code == 403 and "finished games only" in hidden.json()["error"]
@@ -251,23 +252,9 @@ def test_unfinished_or_damaged_replays(client: TestClient, tmp_path: Path) -> No
         ("\n".join([*lines, json.dumps({"end": "won"})]), "nothing may follow"),
     ]
     for content, message in damaged:
-        reply = client.post("/api/replays", content=content.encode())
+        reply = client.post("/api/replays", json={"text": content})
         assert reply.status_code == 400 and message in reply.json()["error"], (content, reply.json())
     for name in ("..%2F..%2Fetc%2Fpasswd", "nope.jsonl", ".hidden"):
-        assert client.post(f"/api/replays/saved/{name}").status_code == 404
+        assert client.post(f"/api/replays/saved/{name}", json={}).status_code == 404
     assert client.get("/api/replays/nope/frames?seat=0").status_code == 404
     assert client.get("/api/options").status_code == 200  # still up
-
-
-def test_past_the_limit_the_game_left_alone_longest_makes_room(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tranquility_env.web import app as app_module
-
-    monkeypatch.setattr(app_module, "MAX_GAMES", 2)
-    client = TestClient(create_app(tmp_path / "replays", pace=0))
-    first, second = (client.post("/api/games", json={"players": 1}).json() for _ in range(2))
-    client.get(f"/api/games/{first['id']}")  # the first is looked at again: the second is left alone longest
-    client.post("/api/games", json={"players": 1})
-    assert client.get(f"/api/games/{second['id']}").status_code == 404
-    assert client.get(f"/api/games/{first['id']}").status_code == 200
-    (abandoned,) = [p for p in (tmp_path / "replays").glob("*.jsonl") if read(p).end == "quit"]
-    assert read(abandoned).moves == []

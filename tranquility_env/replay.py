@@ -14,17 +14,24 @@ no ``why``, still read.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from tranquility_env import safe_json
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import Game, IllegalMove
 
 VERSION = 2
 READS = (1, 2)
 ENDS = ("won", "lost", "quit")
+HEADER_KEYS = ("replay", "config", "seed", "seats", "human")
+WHY_KINDS = ("policy", "search", "value model")
+MAX_NAME = 200  # characters of a seat's name
+MAX_TOP = 10  # choices in a move's ``why``
+MAX_MOVES = 2000  # far more than a game makes; a longer file is damaged
 
 
 @dataclass
@@ -72,19 +79,31 @@ class ReplayWriter:
 
 def parse(text: str, name: str = "replay") -> Replay:
     """A replay from its text, every move checked by replaying it; ``ValueError`` naming the bad
-    line (``name``:line) and what is wrong with it."""
+    line (``name``:line) and what is wrong with it. Each line is read within ``safe_json``'s
+    limits, and what a bot weighed must have the shape ``ReplayWriter`` gives it."""
     replay: Replay | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{name}:{number}: not JSON ({err})") from None
+            record = safe_json.loads(line, max_depth=4)
+        except ValueError as err:
+            raise ValueError(f"{name}:{number}: {err}") from None
         if number == 1:
             replay = Replay(_header(record, name))
         elif replay.end is not None:
             raise ValueError(f"{name}:{number}: nothing may follow the end line")
+        elif len(replay.moves) >= MAX_MOVES:
+            raise ValueError(f"{name}:{number}: more than {MAX_MOVES} moves")
         elif isinstance(record, dict) and set(record) in ({"seat", "move"}, {"seat", "move", "why"}):
-            replay.moves.append((record["seat"], record["move"], record.get("why")))
+            why = record.get("why")
+            if why is not None and not _is_why(why):
+                raise ValueError(
+                    f"{name}:{number}: 'why' must be {{kind: one of {list(WHY_KINDS)}, top: at most {MAX_TOP} "
+                    f"[move, number] pairs}}, got {line[:80]!r}"
+                )
+            seat, move = record["seat"], record["move"]
+            if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(move, str) or len(move) > 64:
+                raise ValueError(f"{name}:{number}: a move line is {{seat: N, move: TEXT}}, got {line[:80]!r}")
+            replay.moves.append((seat, move, why))
         elif isinstance(record, dict) and set(record) == {"end"} and record["end"] in ENDS:
             replay.end = record["end"]
         else:
@@ -111,14 +130,49 @@ def load_game(path: str | Path) -> Game:
 def _header(record: Any, name: str) -> dict[str, Any]:
     if not isinstance(record, dict) or record.get("replay") not in READS or "config" not in record:
         raise ValueError(f"{name}:1: not a replay header (needs replay: 1 or 2, config and seed)")
+    unknown = sorted(set(record) - set(HEADER_KEYS))
+    if unknown:
+        raise ValueError(f"{name}:1: unknown header key {unknown[0][:100]!r}; the keys are {', '.join(HEADER_KEYS)}")
     seed = record.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise ValueError(f"{name}:1: the header's seed must be an integer, got {seed!r}")
     try:
-        Config.from_dict(record["config"])
+        players = Config.from_dict(record["config"]).players
     except (ValueError, TypeError) as err:
         raise ValueError(f"{name}:1: bad config ({err})") from None
+    seats = record.get("seats")
+    if seats is not None and not (
+        isinstance(seats, list)
+        and len(seats) == players
+        and all(isinstance(s, str) and len(s) <= MAX_NAME for s in seats)
+    ):
+        raise ValueError(f"{name}:1: 'seats' must name each of the {players} seats in at most {MAX_NAME} characters")
+    human = record.get("human")
+    if human is not None and not (isinstance(human, int) and not isinstance(human, bool) and 0 <= human < players):
+        raise ValueError(f"{name}:1: 'human' must be a seat from 0 to {players - 1} or null, got {human!r}")
     return record
+
+
+def _is_why(why: Any) -> bool:
+    def pair(entry: Any) -> bool:
+        return (
+            isinstance(entry, list)
+            and len(entry) == 2
+            and isinstance(entry[0], str)
+            and len(entry[0]) <= MAX_NAME
+            and isinstance(entry[1], (int, float))
+            and not isinstance(entry[1], bool)
+            and math.isfinite(entry[1])
+        )
+
+    return (
+        isinstance(why, dict)
+        and set(why) == {"kind", "top"}
+        and why["kind"] in WHY_KINDS
+        and isinstance(why["top"], list)
+        and len(why["top"]) <= MAX_TOP
+        and all(pair(entry) for entry in why["top"])
+    )
 
 
 def _check_moves(replay: Replay, name: str) -> None:

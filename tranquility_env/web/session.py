@@ -26,6 +26,8 @@ from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import ONGOING, Game, IllegalMove
 from tranquility_env.views import seat_view
 
+MAX_MOVE = 64  # characters of a move's text (the longest is under 30)
+
 
 class MoveRefused(ValueError):
     """A move the session will not make; ``status`` is the HTTP status that says why."""
@@ -96,12 +98,27 @@ class TableSession:
                 "replay": self.replay_name if self.outcome else None,
             }
 
+    def summary(self) -> dict[str, Any]:
+        """A line of the person's list of games (it does not count as looking at the game)."""
+        with self.lock:
+            return {
+                "id": self.id,
+                "players": self.game.config.players,
+                "seat": self.human,
+                "seats": self.names,
+                "turn": self.game.turn,
+                "decision": len(self.events),
+                "outcome": self.outcome,
+            }
+
     # ------------------------------------------------------------------ the person's moves
     def play(self, move: Any, decision: Any) -> None:
         """Make the person's ``move`` (N2 text), made when ``decision`` moves had been made (so a
         move sent for an older position is refused); ``MoveRefused`` says why, game unchanged."""
         if not isinstance(move, str) or not isinstance(decision, int) or isinstance(decision, bool):
             raise MoveRefused("a move is {'move': 'play G7 r1c1', 'decision': N} with N the moves made so far")
+        if len(move) > MAX_MOVE:
+            raise MoveRefused(f"malformed move {move[:MAX_MOVE]!r}...: no move is over {MAX_MOVE} characters")
         with self.lock:
             game = self.game
             if self.outcome:

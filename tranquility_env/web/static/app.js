@@ -1,9 +1,22 @@
 // The page of `tranquility serve`: draws what the server sends for the person's seat and sends
 // the moves they click. It never holds more than that seat may know: the server sends no other
-// hand, no deck and no seed.
+// hand, no deck and no seed. Everything from the server or a replay file reaches the page as text
+// (`el`, `textContent`), never as HTML.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+
+// An element with its properties (className, dataset, value, ...) and its children: nodes, or
+// strings made text nodes.
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "dataset") Object.assign(node.dataset, value);
+    else node[key] = value;
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined && c !== false).map((c) => (typeof c === "string" || typeof c === "number" ? String(c) : c)));
+  return node;
+}
 const ROW_SLOTS = { 1: 9, 2: 8, 3: 7, 4: 6, 5: 5, 6: 4, 7: 3, 8: 2, 9: 1 };
 let options = null;
 let game = null; // the last state the server sent
@@ -17,7 +30,7 @@ async function api(path, body) {
     body: typeof body === "string" ? body : JSON.stringify(body) };
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
-  if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+  if (!response.ok) throw Object.assign(new Error(data.error || `the server answered ${response.status}`), { status: response.status });
   return data;
 }
 
@@ -30,16 +43,21 @@ function cardClass(name) {
   return `card ${name[0]}`;
 }
 
+// What a card shows: its text, and a goat for a goat card.
 function cardLabel(name) {
-  if (name === "BRIDGE") return "==";
-  if (name === "SUMMIT") return "▲";
-  if (name === "ROPE") return "rope";
-  if (name.startsWith("CAMP-")) return `^${name.slice(5)}`;
-  return name.endsWith("*") ? `${name.slice(0, -1)}<span class="goat-mark">🐐</span>` : name;
+  if (name === "BRIDGE") return ["=="];
+  if (name === "SUMMIT") return ["▲"];
+  if (name === "ROPE") return ["rope"];
+  if (name.startsWith("CAMP-")) return [`^${name.slice(5)}`];
+  return name.endsWith("*") ? [name.slice(0, -1), el("span", { className: "goat-mark" }, "🐐")] : [name];
+}
+
+function cardElement(name, props = {}) {
+  return el("div", { className: cardClass(name), ...props }, ...cardLabel(name));
 }
 
 function drawMountain(box, view, targets, onSlot) {
-  box.innerHTML = "";
+  box.replaceChildren();
   for (let r = 9; r >= 1; r--) {
     const row = document.createElement("div");
     row.className = "row";
@@ -53,12 +71,12 @@ function drawMountain(box, view, targets, onSlot) {
       slot.dataset.pos = pos;
       const card = view.mountain[pos];
       slot.className = "slot" + (card ? " " + cardClass(card) : "");
-      if (card) slot.innerHTML = cardLabel(card);
+      if (card) slot.append(...cardLabel(card));
       const goats = (view.goats || {})[pos];
-      if (goats) slot.insertAdjacentHTML("beforeend", `<span class="goats">🐐${goats}</span>`);
+      if (goats) slot.append(el("span", { className: "goats" }, `🐐${goats}`));
       if (targets && targets[pos] !== undefined) {
         slot.classList.add("target");
-        slot.insertAdjacentHTML("beforeend", `<span class="cost">${targets[pos]}</span>`);
+        slot.append(el("span", { className: "cost" }, String(targets[pos])));
       }
       if (onSlot) slot.addEventListener("click", () => onSlot(pos));
       row.appendChild(slot);
@@ -72,26 +90,20 @@ function drawModules(box, view) {
   const cfg = view.config;
   if (view.panorama) {
     view.panorama.objectives.forEach((seq, i) => {
-      parts.push(`<span class="objective${view.panorama.achieved[i] ? " done" : ""}">${seq.join("-")}</span>`);
+      parts.push(el("span", { className: "objective" + (view.panorama.achieved[i] ? " done" : "") }, seq.join("-")));
     });
   }
-  if (cfg.green_path) parts.push("<span>Green Path: a green chain from row 1 to row 8 is needed</span>");
-  if (cfg.goats) parts.push(`<span>Goats: ${cfg.goats_needed} on row 8 are needed</span>`);
-  box.innerHTML = parts.join(" ");
+  if (cfg.green_path) parts.push(el("span", {}, "Green Path: a green chain from row 1 to row 8 is needed"));
+  if (cfg.goats) parts.push(el("span", {}, `Goats: ${cfg.goats_needed} on row 8 are needed`));
+  box.replaceChildren(...parts.flatMap((part, i) => (i ? [" ", part] : [part])));
 }
 
 function drawSeats(box, view, names, human, thinking) {
-  box.innerHTML = "";
-  view.players.forEach((p, s) => {
-    const div = document.createElement("div");
-    div.className = "seat" + (s === view.current && view.status === "ongoing" ? " current" : "");
-    div.dataset.seat = s;
-    const who = s === human ? "You" : names[s];
-    const think = s === thinking ? ' <span class="thinking">thinking</span>' : "";
-    div.innerHTML = `<div class="name">Seat ${s}: ${who}${think}</div>` +
-      `<div>hand ${p.hand_size} · deck ${p.deck_size} · discards ${p.discard_size}</div>`;
-    box.appendChild(div);
-  });
+  box.replaceChildren(...view.players.map((p, s) => el("div",
+    { className: "seat" + (s === view.current && view.status === "ongoing" ? " current" : ""), dataset: { seat: s } },
+    el("div", { className: "name" }, `Seat ${s}: ${s === human ? "You" : names[s]}`,
+      s === thinking ? " " : null, s === thinking ? el("span", { className: "thinking" }, "thinking") : null),
+    el("div", {}, `hand ${p.hand_size} · deck ${p.deck_size} · discards ${p.discard_size}`))));
 }
 
 // ---------------------------------------------------------------- the person's moves
@@ -149,7 +161,7 @@ function clickSlot(pos) {
 
 function drawActions() {
   const box = $("actions");
-  box.innerHTML = "";
+  box.replaceChildren();
   const moves = legal();
   const add = (label, handler, enabled = true) => {
     const b = document.createElement("button");
@@ -163,7 +175,7 @@ function drawActions() {
   }
   if (moves.includes("rope")) add("Use a rope", () => send("rope"));
   if (moves.includes("stop")) add("Stop herding", () => send("stop"));
-  if (moves.some((m) => m.startsWith("pay "))) box.insertAdjacentHTML("beforeend", "<span>Pay: click a card of your hand.</span>");
+  if (moves.some((m) => m.startsWith("pay "))) box.append(el("span", {}, "Pay: click a card of your hand."));
 }
 
 function drawTable() {
@@ -175,19 +187,18 @@ function drawTable() {
   drawModules($("modules"), view);
   drawSeats($("seats"), view, game.seats, game.human, game.thinking);
   const hand = $("hand");
-  hand.innerHTML = "";
+  hand.replaceChildren();
   const payable = legal().filter((m) => m.startsWith("pay ")).map((m) => m.slice(4));
   (me.hand || []).forEach((name) => {
-    const b = document.createElement("div");
-    b.className = cardClass(name) + (selected.includes(name) ? " selected" : "") + (payable.includes(name) ? " payable" : "");
-    b.dataset.card = name;
-    b.innerHTML = cardLabel(name);
+    const b = cardElement(name, { dataset: { card: name } });
+    if (selected.includes(name)) b.classList.add("selected");
+    if (payable.includes(name)) b.classList.add("payable");
     b.addEventListener("click", () => mine && clickCard(name));
     hand.appendChild(b);
   });
   drawActions();
   const list = $("move-list");
-  list.innerHTML = "";
+  list.replaceChildren();
   for (const m of game.moves) {
     const b = document.createElement("button");
     b.textContent = `${m.move} (${m.cost})`;
@@ -196,8 +207,8 @@ function drawTable() {
     list.appendChild(b);
   }
   const whose = view.current === game.human ? "Your turn" : `Seat ${view.current} (${game.seats[view.current]}) is to act`;
-  $("status").innerHTML = `Turn ${view.turn} · ${game.cards_on_mountain} of 44 cards on the mountain · ` +
-    (game.outcome ? `game over` : whose) + (game.thinking !== null ? ' · <span class="thinking">a bot is thinking</span>' : "");
+  $("status").replaceChildren(`Turn ${view.turn} · ${game.cards_on_mountain} of 44 cards on the mountain · ` +
+    (game.outcome ? "game over" : whose), ...(game.thinking !== null ? [" · ", el("span", { className: "thinking" }, "a bot is thinking")] : []));
 }
 
 function show(state) {
@@ -217,6 +228,7 @@ function show(state) {
     clearInterval(poller); poller = null;
     $("end-title").textContent = state.outcome === "won" ? "The team won!" : state.outcome === "quit" ? "You left the game" : "The team lost";
     $("end-text").textContent = `${state.cards_on_mountain} of 44 cards on the mountain after ${state.view.turn} turns. Saved as ${state.replay}.`;
+    $("watch").hidden = false;
     $("end").hidden = false;
   }
 }
@@ -227,14 +239,27 @@ async function poll() {
     const state = await api(`/api/games/${game.id}?since=${seen}`);
     if (state.decision !== game.decision || state.thinking !== game.thinking || state.outcome) show(state);
   } catch (err) {
+    if (err.status === 404) return gone(err.message);
     $("message").textContent = err.message;
   }
+}
+
+// The server no longer has the game (left alone too long, or the server restarted): say so, stop
+// asking, and take the moves away.
+function gone(reason) {
+  clearInterval(poller); poller = null;
+  game = { ...game, moves: [], outcome: "gone" };
+  drawTable();
+  $("end-title").textContent = "This game has ended";
+  $("end-text").textContent = reason;
+  $("watch").hidden = true;
+  $("end").hidden = false;
 }
 
 // ---------------------------------------------------------------- setting up a game
 function fillSetup() {
   const players = Number($("players").value);
-  $("seat").innerHTML = [...Array(players).keys()].map((s) => `<option value="${s}">${s}</option>`).join("");
+  $("seat").replaceChildren(...[...Array(players).keys()].map((s) => el("option", { value: s }, String(s))));
   drawBotChoices();
 }
 
@@ -243,14 +268,23 @@ function drawBotChoices() {
   const seat = Number($("seat").value);
   const names = [...options.bots, ...options.checkpoints.map((c) => `policy:${c}`)];
   const box = $("bot-seats");
-  box.innerHTML = "";
+  box.replaceChildren();
   for (let s = 0; s < players; s++) {
     if (s === seat) continue;
-    const label = document.createElement("label");
-    label.innerHTML = `Seat ${s} <select class="bot-choice" data-seat="${s}">` +
-      names.map((n) => `<option>${n}</option>`).join("") + "</select>";
-    box.appendChild(label);
+    const select = el("select", { className: "bot-choice", dataset: { seat: s } }, ...names.map((n) => el("option", { value: n }, n)));
+    box.appendChild(el("label", {}, `Seat ${s} `, select));
   }
+}
+
+// The games of this browser still going, to go back to or leave (a browser may have a few at once).
+async function listMyGames() {
+  const data = await api("/api/games").catch(() => ({ games: [] }));
+  const going = data.games.filter((g) => !g.outcome);
+  $("my-games").replaceChildren(...going.map((g) => el("li", {},
+    `${g.players} players, turn ${g.turn} `,
+    el("button", { onclick: async () => enter(await api(`/api/games/${g.id}`)) }, "Go back"), " ",
+    el("button", { onclick: async () => { await api(`/api/games/${g.id}/quit`, {}).catch(() => {}); listMyGames(); } }, "Leave"))));
+  $("my-games-box").hidden = going.length === 0;
 }
 
 async function start() {
@@ -264,15 +298,18 @@ async function start() {
     enter(await api("/api/games", body));
   } catch (err) {
     $("setup-error").textContent = err.message;
+    if (err.status === 429) listMyGames();
   }
 }
 
 // Sit at a game: a new one, or the one the address names (a reload keeps your place at the table).
 function enter(state) {
   history.replaceState(null, "", `#${state.id}`);
-  $("log").innerHTML = ""; seen = 0; selected = []; discarding = false;
+  $("log").replaceChildren(); seen = 0; selected = []; discarding = false;
   $("setup").hidden = true; $("table").hidden = false; $("end").hidden = true;
   $("pace").value = state.pace; $("pace-value").textContent = state.pace;
+  game = null;
+  clearInterval(poller); poller = null;
   show(state);
   if (!state.outcome) poller = setInterval(poll, 250);
 }
@@ -284,9 +321,9 @@ async function openReplay(promise) {
   $("replay-error").textContent = "";
   try {
     const summary = await promise;
-    const seats = [...Array(summary.players).keys()].map((s) => `<option value="${s}">seat ${s}${s === summary.human ? " (the person)" : ""}</option>`);
-    if (summary.finished) seats.push('<option value="all">everyone (the game is over)</option>');
-    $("view-seat").innerHTML = seats.join("");
+    const seats = [...Array(summary.players).keys()].map((s) => el("option", { value: s }, `seat ${s}${s === summary.human ? " (the person)" : ""}`));
+    if (summary.finished) seats.push(el("option", { value: "all" }, "everyone (the game is over)"));
+    $("view-seat").replaceChildren(...seats);
     $("view-seat").value = summary.human ?? 0;
     replay = { summary, frames: [] };
     $("viewer").hidden = false;
@@ -309,35 +346,45 @@ function showFrame(k) {
   $("step-label").textContent = `position ${k} of ${replay.frames.length - 1}`;
   const view = frame.view;
   $("frame-move").textContent = k === 0 ? "The deal" : `Seat ${frame.mover}: ${frame.move}`;
-  $("frame-why").innerHTML = frame.why ? `Weighed (${frame.why.kind}): ` +
-    frame.why.top.map(([m, v]) => `${m} <b>${v}</b>`).join(" · ") : "";
+  $("frame-why").replaceChildren(...(frame.why ? [`Weighed (${frame.why.kind}): `,
+    ...frame.why.top.flatMap(([m, v], i) => [i ? " · " : "", `${m} `, el("b", {}, String(v))])] : []));
   drawMountain($("frame-mountain"), view, null, null);
   drawModules($("frame-modules"), view);
-  const box = $("frame-seats");
-  box.innerHTML = "";
   const seats = replay.summary.seats || [];
-  view.players.forEach((p, s) => {
-    const div = document.createElement("div");
-    div.className = "seat" + (s === view.current ? " current" : "");
-    const hand = p.hand ? `<div class="hand">${p.hand.map((c) => `<div class="${cardClass(c)}">${cardLabel(c)}</div>`).join("")}</div>` : "";
+  $("frame-seats").replaceChildren(...view.players.map((p, s) => {
     const size = p.hand_size ?? (p.hand || []).length;
     const deck = p.deck_size ?? (p.deck || []).length;
-    div.innerHTML = `<div class="name">Seat ${s}: ${seats[s] || ""}</div><div>hand ${size} · deck ${deck}</div>${hand}`;
-    box.appendChild(div);
-  });
+    return el("div", { className: "seat" + (s === view.current ? " current" : "") },
+      el("div", { className: "name" }, `Seat ${s}: ${seats[s] || ""}`),
+      el("div", {}, `hand ${size} · deck ${deck}`),
+      p.hand ? el("div", { className: "hand" }, ...p.hand.map((c) => cardElement(c))) : null);
+  }));
 }
 
-async function listReplays() {
-  const data = await api("/api/replays");
-  $("replay-list").innerHTML = "";
-  for (const name of data.replays) {
-    const li = document.createElement("li");
-    const b = document.createElement("button");
-    b.textContent = name;
-    b.addEventListener("click", () => openReplay(api(`/api/replays/saved/${encodeURIComponent(name)}`, {})));
-    li.appendChild(b);
-    $("replay-list").appendChild(li);
+let replayPage = 1;
+
+// One page of the replays this browser may open: its own ended games, newest first (and the
+// folder's files when the server shares them).
+async function listReplays(page = replayPage) {
+  let data;
+  try {
+    data = await api(`/api/replays?page=${page}`);
+  } catch (err) {
+    if (page > 1) return listReplays(1);
+    $("replay-error").textContent = err.message;
+    return;
   }
+  replayPage = data.page;
+  $("replay-list").replaceChildren(...data.replays.map((r) => {
+    const what = r.error ? ` (${r.error})` :
+      ` ${r.date} · ${r.players} player${r.players === 1 ? "" : "s"} · ${r.outcome}` +
+      (r.modules.length ? ` · ${r.modules.join(", ")}` : "") + (r.whose === "folder" ? " · from the folder" : "");
+    const open = el("button", { onclick: () => openReplay(api(`/api/replays/saved/${encodeURIComponent(r.name)}`, {})) }, r.name);
+    return el("li", {}, open, what);
+  }));
+  $("replay-page").textContent = data.total ? `page ${data.page} of ${data.pages} (${data.total} replay${data.total === 1 ? "" : "s"})` : "No replays yet: finish a game, or open a file.";
+  $("replay-prev").disabled = data.page <= 1;
+  $("replay-next").disabled = data.page >= data.pages;
 }
 
 function showTab(name) {
@@ -345,6 +392,7 @@ function showTab(name) {
   $("tab-replays").classList.toggle("active", name === "replays");
   $("replays").hidden = name !== "replays";
   $("setup").hidden = name !== "play" || (game && !game.outcome);
+  if (name === "play" && !$("setup").hidden) listMyGames();
   $("table").hidden = name !== "play" || !game || !!game.outcome;
   if (name === "replays") listReplays();
 }
@@ -352,8 +400,8 @@ function showTab(name) {
 // ---------------------------------------------------------------- wiring
 async function init() {
   options = await api("/api/options");
-  $("players").innerHTML = [1, 2, 3, 4, 5].map((p) => `<option${p === options.players ? " selected" : ""}>${p}</option>`).join("");
-  $("panoramas").innerHTML = [0, 1, 2, 3, 4, 5].map((n) => `<option>${n}</option>`).join("");
+  $("players").replaceChildren(...[1, 2, 3, 4, 5].map((p) => el("option", { value: p, selected: p === options.players }, String(p))));
+  $("panoramas").replaceChildren(...[0, 1, 2, 3, 4, 5].map((n) => el("option", { value: n }, String(n))));
   fillSetup();
   $("players").addEventListener("change", fillSetup);
   $("seat").addEventListener("change", drawBotChoices);
@@ -362,10 +410,18 @@ async function init() {
     $("pace-value").textContent = $("pace").value;
     if (game) await api(`/api/games/${game.id}/pace`, { pace: Number($("pace").value) }).catch(() => {});
   });
-  $("leave").addEventListener("click", async () => { if (game) show(await api(`/api/games/${game.id}/quit`, {})); });
+  $("leave").addEventListener("click", async () => {
+    if (!game || game.outcome) return;
+    try {
+      show(await api(`/api/games/${game.id}/quit`, {}));
+    } catch (err) {
+      if (err.status === 404) gone(err.message); else $("message").textContent = err.message;
+    }
+  });
   $("again").addEventListener("click", () => {
     game = null; history.replaceState(null, "", "#");
     $("end").hidden = true; $("table").hidden = true; $("setup").hidden = false;
+    listMyGames();
   });
   $("watch").addEventListener("click", () => {
     const name = game.replay;
@@ -376,9 +432,11 @@ async function init() {
   $("tab-replays").addEventListener("click", () => showTab("replays"));
   $("replay-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
-    if (file) openReplay(api("/api/replays", await file.text()));
+    if (file) openReplay(api("/api/replays", { text: await file.text() }));
   });
   $("view-seat").addEventListener("change", loadFrames);
+  $("replay-prev").addEventListener("click", () => listReplays(replayPage - 1));
+  $("replay-next").addEventListener("click", () => listReplays(replayPage + 1));
   $("step").addEventListener("input", () => showFrame(Number($("step").value)));
   $("first").addEventListener("click", () => showFrame(0));
   $("prev").addEventListener("click", () => showFrame(Math.max(0, Number($("step").value) - 1)));
@@ -393,6 +451,7 @@ async function init() {
       $("setup-error").textContent = `${err.message}. Start a new game.`;
     }
   }
+  if (!game) listMyGames();
 }
 
 init();
