@@ -360,3 +360,18 @@ def test_a_second_browser_sees_none_of_the_first_ones_games_or_replays(
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
     browser.find_element(By.ID, "tab-replays").click()
     wait(browser, lambda d: replay in d.find_element(By.ID, "replay-list").text)
+
+
+def test_a_game_the_server_no_longer_has_says_so_and_stops_asking(server: tuple[str, object], browser: object) -> None:
+    url, app = server
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    choose(browser, "players", "1")
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
+    app.state.games.pop(browser.execute_script("return game.id;")).quit()  # as if left alone too long
+    wait(browser, lambda d: d.find_element(By.ID, "end").is_displayed())
+    assert browser.find_element(By.ID, "end-title").text == "This game has ended"
+    assert "no such game" in browser.find_element(By.ID, "end-text").text
+    assert browser.execute_script("return poller === null && game.moves.length === 0;")
+    assert browser.find_elements(By.CSS_SELECTOR, "#move-list button") == []
