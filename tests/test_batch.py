@@ -8,6 +8,7 @@ refusals of bad input that leave every game as it was.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -25,27 +26,12 @@ from tranquility_env.batch import layout as L
 from tranquility_env.rules import actions, cards
 from tranquility_env.rules.game import IllegalMove
 
+from configs import random_config
+
 GOLDEN = Path(__file__).parent / "golden"
 GAMES = 48  # per config
 CHUNKS = 4
 CONFIGS_PER_CHUNK = 8
-
-
-def random_config(rng: random.Random) -> Config:
-    players = rng.randint(1, 5)
-    bridges = rng.choice([0, 1, 2, 5, 10]) if players <= 3 else rng.choice([2, 5, 10])
-    return Config(
-        players=players,
-        hand_size=rng.choice([None, 2, 3, 4, 7, 10]),
-        bridges=max(bridges, 0 if players == 1 else 1 if players <= 3 else 2),
-        ropes=rng.randint(0, 6) if players == 1 else 0,
-        campfires_per_colour=rng.randint(0, 3),
-        campfire_move_pays=rng.random() < 0.5,
-        green_path=rng.random() < 0.5,
-        panoramas=rng.randint(0, 5),
-        goats=rng.random() < 0.5,
-        goats_needed=rng.randint(0, 8),
-    )
 
 
 def choose(game: Game, rng: random.Random, eagerness: float) -> int:
@@ -95,20 +81,19 @@ def play_both(config: Config, seeds: list[int], rng: random.Random, seen: Counte
     return decisions
 
 
-_DECISIONS: Counter = Counter()
-
-
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_batch_plays_as_game_over_random_configs(chunk: int) -> None:
-    rng = random.Random(chunk)
-    seen: Counter = Counter()
+@functools.cache
+def chunk_compared(chunk: int) -> Counter:
+    """Play chunk ``chunk`` of the random configs in both engines (once per run, whichever test
+    asks first): the decisions made and what kinds of decision they were."""
+    rng, seen = random.Random(chunk), Counter()
     for _ in range(CONFIGS_PER_CHUNK):
         config = random_config(rng)
-        _DECISIONS[chunk] += play_both(config, [rng.randrange(2**40) for _ in range(GAMES)], rng, seen)
-    _DECISIONS.update(seen)
+        seen["decisions"] += play_both(config, [rng.randrange(2**40) for _ in range(GAMES)], rng, seen)
+    return seen
 
 
-def test_end_games_from_a_won_game() -> None:
+@functools.cache
+def end_games_compared() -> Counter:
     """Positions of the last 60 decisions of a won game, loaded from JSON and played on by both
     engines: the Summit is reached (E1, K5) from many of them."""
     data = json.loads((GOLDEN / "p3_heuristic_win.json").read_text())
@@ -132,21 +117,28 @@ def test_end_games_from_a_won_game() -> None:
         batch.step(ids, where)
         assert_same(batch, games, rng, 0.2)
     seen.update(("status", g.status) for g in games)
-    assert seen[("status", "won")] > 0
-    _DECISIONS.update(seen)
+    return seen
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_batch_plays_as_game_over_random_configs(chunk: int) -> None:
+    assert chunk_compared(chunk)["decisions"] > 0
+
+
+def test_end_games_from_a_won_game() -> None:
+    assert end_games_compared()[("status", "won")] > 0
 
 
 def test_every_decision_kind_was_compared() -> None:
-    """Runs after the chunks: together they compared over 100,000 decisions, every pending kind,
-    every kind of move and both ends of a game."""
-    if not all(c in _DECISIONS for c in range(CHUNKS)) or not _DECISIONS[("status", "won")]:
-        pytest.skip("run with the tests above")
-    assert sum(_DECISIONS[c] for c in range(CHUNKS)) >= 100_000
+    """Together the chunks and the end games compared over 100,000 decisions, every pending kind,
+    every kind of move and both ends of a game (run alone, this plays them all)."""
+    seen = sum((chunk_compared(c) for c in range(CHUNKS)), end_games_compared())
+    assert seen["decisions"] >= 100_000
     for pending in range(4):
-        assert _DECISIONS[("pending", pending)] > 0, pending
+        assert seen[("pending", pending)] > 0, pending
     for kind in range(11):
-        assert _DECISIONS[("move", kind)] > 0, actions.DECODE[actions.FIRST[kind]]
-    assert _DECISIONS[("status", "won")] > 0 and _DECISIONS[("status", "lost")] > 0
+        assert seen[("move", kind)] > 0, actions.DECODE[actions.FIRST[kind]]
+    assert seen[("status", "won")] > 0 and seen[("status", "lost")] > 0
 
 
 @pytest.mark.parametrize("path", [*sorted(GOLDEN.glob("p*.json")), GOLDEN / "solo.json"], ids=lambda p: p.stem)

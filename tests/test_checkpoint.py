@@ -100,3 +100,31 @@ def test_float16_weights_claimed_as_int8_are_refused(tmp_path: Path) -> None:
     edit_json(folder, weights="int8")
     with pytest.raises(CheckpointError, match=r"layers\.0\.weight must be int8 with a weight_scale"):
         PolicyBot.load(str(folder))
+
+
+def test_a_checkpoint_names_its_observation_and_rules_versions_and_a_mismatch_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tranquility_env import checkpoint as checkpoint_module
+    from tranquility_env import encoding, rules
+
+    folder = tiny_checkpoint(tmp_path / "bot", Config(players=2))
+    about = json.loads((folder / "bot.json").read_text())
+    assert (about["observation_version"], about["rules_version"]) == (encoding.VERSION, rules.RULES_VERSION)
+    edit_json(folder, observation_version=encoding.VERSION + 1)
+    made = rf"made for observation version {encoding.VERSION + 1} and rules version 1; this tranquility_env has"
+    with pytest.raises(CheckpointError, match=rf"{made} observation version {encoding.VERSION}"):
+        load(folder)
+    edit_json(folder, observation_version=encoding.VERSION, rules_version=rules.RULES_VERSION + 1)
+    with pytest.raises(CheckpointError, match=rf"rules version {rules.RULES_VERSION + 1}"):
+        load(folder)
+    # written before versions were recorded: read as the one version of its size, refused once ambiguous
+    old = json.loads((folder / "bot.json").read_text())
+    del old["observation_version"], old["rules_version"]
+    (folder / "bot.json").write_text(json.dumps(old))
+    assert load(folder)[0]["observation_size"] == encoding.OBSERVATION_SIZE
+    monkeypatch.setattr(
+        checkpoint_module.encoding, "SIZES", {1: encoding.OBSERVATION_SIZE, 2: encoding.OBSERVATION_SIZE}
+    )
+    with pytest.raises(CheckpointError, match=r"names no observation version, .* versions \[1, 2\]: cannot tell"):
+        load(folder)

@@ -66,3 +66,13 @@ def test_config_is_frozen_and_game_new_takes_dict_or_config() -> None:
     assert Game.new(c, 5).to_dict() == Game.new({"players": 2}, 5).to_dict()
     with pytest.raises(ValueError, match="seed"):
         Game.new(c, "5")  # type: ignore[arg-type]
+
+
+def test_configs_are_equal_when_they_make_the_same_table() -> None:
+    """A module's parameters count only while the module is on."""
+    assert Config(goats_needed=6) == Config() and hash(Config(goats_needed=6)) == hash(Config())
+    assert Config(goats=True, goats_needed=6) != Config(goats=True)
+    assert Config(campfires_per_colour=0, campfire_move_pays=False) == Config(campfires_per_colour=0)
+    assert Config(campfire_move_pays=False) != Config()
+    assert Config(hand_size=4) != Config() and Config(players=2) != Config()
+    assert Config(goats_needed=6).to_dict()["goats_needed"] == 6  # the value itself is kept

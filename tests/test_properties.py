@@ -26,21 +26,7 @@ from tranquility_env.rules.game import EMPTY
 from tranquility_env.rules.legality import why_illegal
 from tranquility_env.rules.state_io import check_mountain
 
-
-@st.composite
-def configs(draw: st.DrawFn) -> Config:
-    players = draw(st.integers(1, 5))
-    return Config(
-        players=players,
-        hand_size=draw(st.sampled_from([None, 3, 4, 7])),
-        ropes=draw(st.integers(0, 6)) if players == 1 else 0,
-        campfires_per_colour=draw(st.integers(0, 2)),
-        campfire_move_pays=draw(st.booleans()),
-        green_path=draw(st.booleans()),
-        panoramas=draw(st.integers(0, 5)),
-        goats=draw(st.booleans()),
-        goats_needed=draw(st.integers(0, 8)),
-    )
+from configs import configs
 
 
 def eager_choice(game: Game, rng: random.Random, eagerness: float) -> int:

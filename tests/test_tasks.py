@@ -46,3 +46,16 @@ def test_unknown_tasks_other_versions_and_bad_deal_counts_are_refused() -> None:
     for games in (0, tasks.EVALUATION_GAMES + 1):
         with pytest.raises(ValueError, match="evaluation deals"):
             tasks.TASKS["p2-v1"].evaluation_deals(games)
+
+
+def test_every_task_pins_literal_versions_that_refuse_other_running_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    fields = {f.name: f for f in dataclasses.fields(tasks.Task)}
+    assert all(fields[n].default is dataclasses.MISSING for n in ("version", "rules_version", "observation_version"))
+    for name in tasks.TASKS:
+        tasks.task(name)  # the running versions are the pinned ones
+    for module, attribute in ((encoding, "VERSION"), (tasks.rules, "RULES_VERSION")):
+        with monkeypatch.context() as patch:
+            patch.setattr(module, attribute, getattr(module, attribute) + 1)
+            for name in tasks.TASKS:
+                with pytest.raises(ValueError, match=rf"task {name} pins .* but this tranquility_env has"):
+                    tasks.task(name)

@@ -5,8 +5,14 @@ A checkpoint is a folder with two files:
 - ``policy.safetensors``: the actor's tensors, ``layers.{i}.weight`` / ``layers.{i}.bias`` for
   each hidden layer and ``head.weight`` / ``head.bias`` for the action logits;
 - ``bot.json``: ``{"format": "tranquility-bot", "version": 2, "weights": "int8", "config":
-  {...Config...}, "observation_size": 1941, "n_actions": 3962, "hidden": [256, 256],
-  "activation": "tanh", "weights_sha256": "...", "trainer": "...", "steps": ..., "made_by": "..."}``.
+  {...Config...}, "observation_size": 1941, "observation_version": 1, "rules_version": 1,
+  "n_actions": 3962, "hidden": [256, 256], "activation": "tanh", "weights_sha256": "...",
+  "trainer": "...", "steps": ..., "made_by": "..."}``.
+
+A bot plays only the observations and rules it was made for: a checkpoint whose
+``observation_version`` or ``rules_version`` differs from this package's is refused. One written
+before those were recorded is read as the observation version of its size, where only one version
+had that size (``encoding.SIZES``), and as rules version 1, the only one there was.
 
 ``weights`` says how the weight matrices are stored; loading computes in float32 either way:
 
@@ -33,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from tranquility_env import encoding
-from tranquility_env.rules import actions
+from tranquility_env.rules import RULES_VERSION, actions
 from tranquility_env.rules.config import Config
 
 FORMAT, VERSION = "tranquility-bot", 2
@@ -69,6 +75,8 @@ def save(
         "weights": weights,
         "config": config.to_dict(),
         "observation_size": encoding.OBSERVATION_SIZE,
+        "observation_version": encoding.VERSION,
+        "rules_version": RULES_VERSION,
         "n_actions": actions.N_ACTIONS,
         "hidden": list(hidden),
         "activation": activation,
@@ -124,6 +132,7 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[Layer], Layer]:
     weights = about.get("weights") if about["version"] == VERSION else "float16"
     if weights not in STORAGES:
         raise CheckpointError(f"{folder}: 'weights' must be one of {STORAGES}, not {weights!r}")
+    _check_versions(about, folder)
     if about.get("observation_size") != encoding.OBSERVATION_SIZE:
         raise CheckpointError(
             f"{folder}: made for observations of size {about.get('observation_size')}, "
@@ -156,6 +165,28 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[Layer], Layer]:
     if set(tensors) != expected:
         raise CheckpointError(f"{folder / WEIGHTS}: unexpected tensors {sorted(set(tensors) - expected)}")
     return about, pairs[:-1], pairs[-1]
+
+
+def _check_versions(about: dict[str, Any], folder: Path) -> None:
+    """The observation and rules versions the bot was made for must be this package's."""
+    size = about.get("observation_size")
+    if "observation_version" in about:
+        observation = about["observation_version"]
+    else:  # written before versions were recorded: the version of its size, if only one had it
+        of_size = [v for v, s in encoding.SIZES.items() if s == size]
+        if len(of_size) != 1:
+            raise CheckpointError(
+                f"{folder}: names no observation version, and observations of size {size!r} were those of "
+                f"versions {of_size or 'none'}: cannot tell which it was made for"
+            )
+        observation = of_size[0]
+    rules = about.get("rules_version", 1)
+    made, running = (observation, rules), (encoding.VERSION, RULES_VERSION)
+    if made != running:
+        raise CheckpointError(
+            f"{folder}: made for observation version {observation!r} and rules version {rules!r}; this "
+            f"tranquility_env has observation version {encoding.VERSION} and rules version {RULES_VERSION}"
+        )
 
 
 def _tensor_pair(

@@ -28,6 +28,7 @@ from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 from tranquility_env.views import unseen_in_game
 
 VERSION = 1  # the layout below; raised by any change to what an observation or state holds
+SIZES = {1: 1941}  # the observation size of every version so far (a checkpoint that names no version)
 MAX_PLAYERS = 5
 MAX_OBJECTIVES = 5  # config 'panoramas' is at most 5
 SLOT_FEATURES = 24  # per mountain slot, see SLOT_LAYOUT
@@ -141,6 +142,8 @@ def _high(layout: list) -> np.ndarray:
 
 PRIVATE_SIZE, PUBLIC_SIZE = _size(PRIVATE_LAYOUT), _size(PUBLIC_LAYOUT)
 OBSERVATION_SIZE, STATE_SIZE = _size(OBSERVATION_LAYOUT), _size(STATE_LAYOUT)
+if SIZES.get(VERSION) != OBSERVATION_SIZE:
+    raise ImportError(f"encoding.SIZES must give version {VERSION}'s observation size, {OBSERVATION_SIZE}")
 OBSERVATION_HIGH, STATE_HIGH = _high(OBSERVATION_LAYOUT), _high(STATE_LAYOUT)
 _PUB = offsets(PUBLIC_LAYOUT)
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tranquility_env import encoding
-from tranquility_env.rules import RULES_VERSION
+from tranquility_env import encoding, rules
 from tranquility_env.rules.config import Config
 
 TUNING_DEALS = 500_000  # deals 500,000 .. 999,999: for choosing settings
@@ -25,14 +24,16 @@ EVALUATION_GAMES = 1_000  # the deals of a task's result: EVALUATION_DEALS .. + 
 @dataclass(frozen=True)
 class Task:
     """A named table: ``config`` frozen at ``version``, defined with ``rules_version`` and
-    ``observation_version``; results are win rates on ``evaluation_deals()``."""
+    ``observation_version`` (literal numbers: raising a running version makes every task defined
+    before refuse to run until it is looked at again); results are win rates on
+    ``evaluation_deals()``."""
 
     name: str
     config: Config
     about: str
-    version: int = 1
-    rules_version: int = RULES_VERSION
-    observation_version: int = encoding.VERSION
+    version: int
+    rules_version: int
+    observation_version: int
 
     def evaluation_deals(self, games: int = EVALUATION_GAMES) -> range:
         """The seeds of the task's evaluation deals (the first ``games`` of them)."""
@@ -42,20 +43,20 @@ class Task:
 
     def check_versions(self) -> None:
         """Refuse to run a task on rules or observations other than the ones it was defined with."""
-        running = {"rules": RULES_VERSION, "observation": encoding.VERSION}
+        running = {"rules": rules.RULES_VERSION, "observation": encoding.VERSION}
         pinned = {"rules": self.rules_version, "observation": self.observation_version}
         if running != pinned:
             raise ValueError(f"task {self.name} pins {pinned}, but this tranquility_env has {running}")
 
 
-_ALL = (
-    Task("solo-v1", Config(players=1), "one player with 3 ropes, the base game"),
-    Task("p2-v1", Config(players=2), "2 players, the base game"),
-    Task("p3-v1", Config(players=3), "3 players, the base game"),
-    Task("p5-v1", Config(players=5), "5 players, the base game"),
-    Task("p3-green-path-v1", Config(players=3, green_path=True), "3 players, the Green Path module (GP1)"),
-    Task("p3-panoramas-v1", Config(players=3, panoramas=3), "3 players, 3 Panorama objectives (PA1-PA4)"),
-    Task("p3-goats-v1", Config(players=3, goats=True), "3 players, the Mountain Goats module (GO1-GO4)"),
+_ALL = (  # name, config, about, then the versions: the task's, the rules', the observation's
+    Task("solo-v1", Config(players=1), "one player with 3 ropes, the base game", 1, 1, 1),
+    Task("p2-v1", Config(players=2), "2 players, the base game", 1, 1, 1),
+    Task("p3-v1", Config(players=3), "3 players, the base game", 1, 1, 1),
+    Task("p5-v1", Config(players=5), "5 players, the base game", 1, 1, 1),
+    Task("p3-green-path-v1", Config(players=3, green_path=True), "3 players, the Green Path module (GP1)", 1, 1, 1),
+    Task("p3-panoramas-v1", Config(players=3, panoramas=3), "3 players, 3 Panorama objectives (PA1-PA4)", 1, 1, 1),
+    Task("p3-goats-v1", Config(players=3, goats=True), "3 players, the Mountain Goats module (GO1-GO4)", 1, 1, 1),
 )
 TASKS: dict[str, Task] = {t.name: t for t in _ALL}
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from tranquility_env import encoding
 from tranquility_env.rules import actions, board, cards
+from tranquility_env.rules.config import Config
 from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 
 K = cards.N_KINDS
@@ -71,7 +72,8 @@ ROPE_SHUFFLE, N_LEGAL, LEGAL = OFFSET["ROPE_SHUFFLE"], OFFSET["N_LEGAL"], OFFSET
 ONGOING, WON, LOST = 0, 1, 2  # the STATUS field
 STATUS_NAMES = ("ongoing", "won", "lost")
 
-# A config as an int64 array, in this order (the fields of rules.config.Config).
+# A config as an int64 array, in this order. Every field of ``Config`` must be here, read by the
+# compiled rules: a field added to ``Config`` stops this module from importing until it is.
 CONFIG_FIELDS = (
     "players",
     "hand_size",
@@ -84,7 +86,11 @@ CONFIG_FIELDS = (
     "goats",
     "goats_needed",
 )
-C_PLAYERS, C_HAND_SIZE, C_BRIDGES, C_CAMPS, C_ROPES, C_PAYS, C_GREEN, C_PANORAMAS, C_GOATS, C_GOATS_NEEDED = range(10)
+if Config.fields() != CONFIG_FIELDS:
+    raise ImportError(f"batch/layout.py's CONFIG_FIELDS {CONFIG_FIELDS} are not Config's fields {Config.fields()}")
+C_PLAYERS, C_HAND_SIZE, C_BRIDGES, C_CAMPS, C_ROPES, C_PAYS, C_GREEN, C_PANORAMAS, C_GOATS, C_GOATS_NEEDED = range(
+    len(CONFIG_FIELDS)
+)  # in CONFIG_FIELDS' order
 
 # The tables of the rules (numba reads module-level arrays as constants).
 NUMBER = np.array(cards.NUMBER, dtype=np.int64)

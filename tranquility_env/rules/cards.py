@@ -79,10 +79,6 @@ def parse_card(text: str, goats: bool) -> int:
     return kind
 
 
-def card_name(kind: int) -> str:
-    return NAME[kind]
-
-
 def game_deck(players: int, bridges: int, campfires_per_colour: int, ropes: int, goats: bool) -> Counter[int]:
     """How many of each kind a game holds in all (S1-S4, U5)."""
     deck: Counter[int] = Counter()

@@ -25,12 +25,19 @@ _BOUNDS: dict[str, tuple[type, int, int]] = {
 }
 
 
-@dataclass(frozen=True)
+# A module's parameters, which mean nothing while the module is off: field -> (the switch's field,
+# the value that turns it off).
+_SWITCHED = {"goats_needed": ("goats", False), "campfire_move_pays": ("campfires_per_colour", 0)}
+
+
+@dataclass(frozen=True, eq=False)
 class Config:
     """A validated, immutable game configuration.
 
     ``Config(players=3)`` or ``Config.from_dict({...})``; invalid values and unknown keys raise
-    ``ValueError`` naming the key.
+    ``ValueError`` naming the key. Two configs are equal when they make the same table: a module's
+    parameters count only while the module is on (``goats_needed`` without goats, what campfire
+    moves cost without campfires).
     """
 
     players: int = 3
@@ -69,9 +76,28 @@ class Config:
         """How many bridges U2 deals to hands at setup."""
         return 0 if self.players == 1 else 1 if self.players <= 3 else 2
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and self.table() == other.table()
+
+    def __hash__(self) -> int:
+        return hash(self.table())
+
+    def table(self) -> tuple[tuple[str, Any], ...]:
+        """The fields that make the table: every field but a disabled module's parameters."""
+        return tuple(
+            (name, getattr(self, name))
+            for name in self.fields()
+            if name not in _SWITCHED or getattr(self, _SWITCHED[name][0]) != _SWITCHED[name][1]
+        )
+
     @classmethod
     def fields(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
+
+    @staticmethod
+    def bounds(name: str) -> tuple[type, int, int]:
+        """A field's type (``int`` or ``bool``) and its smallest and largest values."""
+        return _BOUNDS[name]
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Config:
