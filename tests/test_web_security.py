@@ -436,8 +436,9 @@ def test_the_page_writes_no_html_from_data() -> None:
 
 
 def test_safe_json_counts_depth_outside_strings_and_bounds_numbers() -> None:
-    assert safe_json.depth('{"a": "[[[[{{{{", "b": [1, {"c": []}]}', 8) == 4
-    assert safe_json.depth("[" * 10_000 + "]" * 10_000, 8) == 9  # counting stops past the limit
+    assert safe_json.depth('{"a": "[[[[{{{{", "b": [1, {"c": []}]}') == 4
+    assert safe_json.depth("[" * 10_000 + "]" * 10_000) == 10_000
+    assert safe_json.depth('{"bots": ' + "[" * 5000) == 5001  # unbalanced: as deep as a parser would go
     assert safe_json.loads(r'[[["\\]", "\""]]]', max_depth=3) == [[["\\]", '"']]]  # brackets and quotes in strings
     for text, message in [
         ("[[[[1]]]]", "nested deeper than 3"),
@@ -445,6 +446,8 @@ def test_safe_json_counts_depth_outside_strings_and_bounds_numbers() -> None:
         ("1e400", "out of range"),
         ("Infinity", "not a JSON number"),
         ("[1,", "not JSON"),
+        ('"\\ud800"', "lone surrogate"),
+        ('{"\\udfff": 1}', "lone surrogate"),
         (b"\xff", "not UTF-8"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -462,3 +465,103 @@ def test_the_load_test_runs_and_reports(tmp_path: Path) -> None:
     )
     figures = json.loads((tmp_path / "load.json").read_text())
     assert figures["finished"] == 2 and figures["errors_5xx"] == 0 and figures["state_requests"] > 0, done.stdout
+
+
+def test_hostile_text_costs_linear_time_and_never_recursion() -> None:
+    """Review findings: an unclosed string of escaped quotes (quadratic for a naive pattern) and
+    unbalanced brackets (which a depth count by matched pairs missed)."""
+    started = time.perf_counter()
+    for text in ('"' + '\\"' * 1_000_000, "[" * 1_000_000, '{"a": ' + "[" * 1_000_000 + "}" * 10):
+        with pytest.raises(ValueError):
+            safe_json.loads(text, max_depth=4)
+    assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "message"),
+    [
+        ("/api/games", '{"bots": ' + "[" * 5000, "nested deeper"),
+        ("/api/replays", json.dumps({"text": "[" * 100_000}), "nested deeper"),
+        ("/api/replays", json.dumps({"text": '"' + '\\"' * 200_000}), "not JSON"),
+        ("/api/games/GAME/moves", '{"move": "\\ud800", "decision": 0}', "lone surrogate"),
+        ("/api/replays", json.dumps({"text": replay_text(seats=["\ud800", "a"])}), "lone surrogate"),
+    ],
+)
+def test_unbalanced_nesting_quadratic_strings_and_surrogates_get_a_400(
+    tmp_path: Path, path: str, body: str, message: str
+) -> None:
+    client = browser(app_at(tmp_path))
+    game = client.post("/api/games", json={"players": 2, "seat": 0, "bots": ["random"]}).json()
+    started = time.perf_counter()
+    reply = client.post(
+        path.replace("GAME", game["id"]), content=body.encode(), headers={"content-type": "application/json"}
+    )
+    assert reply.status_code == 400 and message in reply.json()["error"], reply.text[:300]
+    assert time.perf_counter() - started < 5
+    assert client.app.state.store._opened == {}  # nothing was opened
+
+
+@pytest.mark.parametrize(
+    "cookie", ['tranquility_session="abc.\\351"', "tranquility_session=\u00e9.x", "tranquility_session=a.b.c; x"]
+)
+def test_a_hostile_cookie_is_a_new_session_not_a_500(tmp_path: Path, cookie: str) -> None:
+    client = TestClient(app_at(tmp_path), base_url=HOST)
+    reply = client.get("/api/options", headers={"cookie": cookie.encode("latin-1")})
+    assert reply.status_code == 200 and "tranquility_session=" in reply.headers["set-cookie"]
+
+
+def test_a_bad_replay_header_quotes_at_most_100_characters(tmp_path: Path) -> None:
+    client = browser(app_at(tmp_path))
+    lines = replay_text().splitlines()
+    for key, letter in (("seed", "A"), ("human", "B"), ("config", "C")):
+        value = {"players": letter * 5000} if key == "config" else letter * 5000
+        header = json.loads(lines[0]) | {key: value}
+        error = client.post("/api/replays", json={"text": "\n".join([json.dumps(header), *lines[1:]])}).json()["error"]
+        assert 0 < error.count(letter) <= 100, error
+
+
+def test_a_game_just_begun_is_never_a_folder_file_even_shared(tmp_path: Path) -> None:
+    """Its file exists before the store hears of the game: a web_* file that was not there when the
+    server started is never another browser's to see."""
+    app = app_at(tmp_path, share_folder=True)
+    other = browser(app)
+    (tmp_path / "replays" / "web_20990101_000000_cafecafe.jsonl").write_text(replay_text())  # as a game starting
+    assert other.get("/api/replays").json()["replays"] == []
+    assert other.post("/api/replays/saved/web_20990101_000000_cafecafe.jsonl", json={}).status_code == 404
+
+
+def test_an_ended_game_leaves_only_its_row_in_the_store(tmp_path: Path) -> None:
+    app = app_at(tmp_path)
+    me = browser(app)
+    done = play_to_the_end(me, {"players": 1})
+    (row,) = me.get("/api/replays").json()["replays"]
+    (written,) = app.state.store._written.values()
+    assert written.session is None and written.row == row and row["name"] == done["replay"]
+
+
+def test_the_replay_cap_takes_from_whoever_has_the_most(tmp_path: Path) -> None:
+    app = app_at(tmp_path, max_replays=4)
+    me, flooder = browser(app), browser(app)
+    mine = play_to_the_end(me, {"players": 1})["replay"]
+    for _ in range(6):
+        play_to_the_end(flooder, {"players": 1})
+    assert [r["name"] for r in me.get("/api/replays").json()["replays"]] == [mine]
+    assert flooder.get("/api/replays").json()["total"] == 3
+
+
+def test_looking_at_a_game_past_the_idle_time_finds_it_gone(tmp_path: Path) -> None:
+    app = app_at(tmp_path, idle_minutes=1)
+    me = browser(app)
+    game = me.post("/api/games", json={"players": 1}).json()
+    app.state.games[game["id"]].touched -= 61
+    assert me.get(f"/api/games/{game['id']}").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("::1", True), ("localhost", True), ("127.0.0.1.example.net", False), ("0.0.0.0", False)],
+)
+def test_only_loopback_addresses_count_as_this_machine(host: str, loopback: bool) -> None:
+    from tranquility_env.web.app import is_loopback
+
+    assert is_loopback(host) is loopback

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from tranquility_env import safe_json
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import Game, IllegalMove
+from tranquility_env.safe_json import shown
 
 VERSION = 2
 READS = (1, 2)
@@ -132,10 +133,10 @@ def _header(record: Any, name: str) -> dict[str, Any]:
         raise ValueError(f"{name}:1: not a replay header (needs replay: 1 or 2, config and seed)")
     unknown = sorted(set(record) - set(HEADER_KEYS))
     if unknown:
-        raise ValueError(f"{name}:1: unknown header key {unknown[0][:100]!r}; the keys are {', '.join(HEADER_KEYS)}")
+        raise ValueError(f"{name}:1: unknown header key {shown(unknown[0])}; the keys are {', '.join(HEADER_KEYS)}")
     seed = record.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ValueError(f"{name}:1: the header's seed must be an integer, got {seed!r}")
+        raise ValueError(f"{name}:1: the header's seed must be an integer, got {shown(seed)}")
     try:
         players = Config.from_dict(record["config"]).players
     except (ValueError, TypeError) as err:
@@ -149,7 +150,7 @@ def _header(record: Any, name: str) -> dict[str, Any]:
         raise ValueError(f"{name}:1: 'seats' must name each of the {players} seats in at most {MAX_NAME} characters")
     human = record.get("human")
     if human is not None and not (isinstance(human, int) and not isinstance(human, bool) and 0 <= human < players):
-        raise ValueError(f"{name}:1: 'human' must be a seat from 0 to {players - 1} or null, got {human!r}")
+        raise ValueError(f"{name}:1: 'human' must be a seat from 0 to {players - 1} or null, got {shown(human)}")
     return record
 
 

@@ -61,9 +61,9 @@ class Config:
             value = getattr(self, name)
             if kind is bool:
                 if not isinstance(value, bool):
-                    raise ValueError(f"config {name!r} must be true or false, got {value!r}")
+                    raise ValueError(f"config {name!r} must be true or false, got {_short(value)}")
             elif not _is_int(value) or not lo <= value <= hi:
-                raise ValueError(f"config {name!r} must be an integer from {lo} to {hi}, got {value!r}")
+                raise ValueError(f"config {name!r} must be an integer from {lo} to {hi}, got {_short(value)}")
         if self.ropes and self.players != 1:
             raise ValueError(f"config 'ropes' must be 0 with {self.players} players (U5: ropes are solo only)")
         if self.bridges < self.dealt_bridges:
@@ -105,7 +105,7 @@ class Config:
             raise ValueError(f"config must be a dict, got {type(d).__name__}")
         unknown = sorted(set(d) - set(cls.fields()), key=str)
         if unknown:
-            raise ValueError(f"unknown config key {unknown[0]!r}; allowed keys: {', '.join(cls.fields())}")
+            raise ValueError(f"unknown config key {_short(unknown[0])}; allowed keys: {', '.join(cls.fields())}")
         return cls(**d)
 
     @classmethod
@@ -116,6 +116,12 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def _short(value: Any) -> str:
+    """A bad value as an error quotes it: its repr, at most 100 characters of it."""
+    text = repr(value)
+    return text if len(text) <= 100 else text[:100] + "..."
 
 
 def _is_int(value: Any) -> bool:

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import ipaddress
 import itertools
+import json
 import socket
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,7 +41,7 @@ from tranquility_env.rules.config import Config
 from tranquility_env.web import limits
 from tranquility_env.web.errors import Refused, shown
 from tranquility_env.web.games import CAP, IDLE, PER_OWNER, Games
-from tranquility_env.web.guard import LOOPBACK, Guard
+from tranquility_env.web.guard import Guard
 from tranquility_env.web.owners import Tokens
 from tranquility_env.web.replay_store import MAX_FILES, ReplayStore
 from tranquility_env.web.session import MoveRefused, TableSession
@@ -198,11 +200,14 @@ def create_app(
         return store.listing(owner_of(request), max(page, 1))
 
     async def upload(request: Request) -> dict[str, Any]:
-        body = limits.parse_object(await limits.read_body(request, limits.MAX_UPLOAD), ("text",))
-        text = body.get("text")
+        body = await limits.read_body(request, limits.MAX_UPLOAD)
+        return await run_in_threadpool(open_upload, body, owner_of(request))
+
+    def open_upload(body: bytes, owner: str) -> dict[str, Any]:
+        text = limits.parse_object(body, ("text",)).get("text")
         if not isinstance(text, str):
             raise Refused(400, 'an upload is {"text": the replay file\'s text}')
-        return await run_in_threadpool(store.upload, text, owner_of(request))
+        return store.upload(text, owner)
 
     async def open_saved(request: Request) -> dict[str, Any]:
         await limits.json_body(request, ())
@@ -253,17 +258,35 @@ def api(endpoint: Any) -> Any:
         try:
             result = await endpoint(request) if is_async else await run_in_threadpool(endpoint, request)
         except Refused as err:
-            return JSONResponse({"error": err.reason}, status_code=err.status)
-        return JSONResponse(result)
+            return AsciiJSON({"error": err.reason}, status_code=err.status)
+        return AsciiJSON(result)
 
     return handle
+
+
+class AsciiJSON(JSONResponse):
+    """JSON with every non-ASCII character escaped: whatever text a value holds, it is written out."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 async def http_error(request: Request, exc: Exception) -> JSONResponse:
     """Starlette's own refusals (no such route, a method a route does not take) as JSON too."""
     status = getattr(exc, "status_code", 400)
     reason = {404: f"no such page {shown(request.url.path)}", 405: f"{request.method} is not taken here"}
-    return JSONResponse({"error": reason.get(status, str(getattr(exc, "detail", "bad request")))}, status_code=status)
+    return AsciiJSON({"error": reason.get(status, str(getattr(exc, "detail", "bad request")))}, status_code=status)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only: ``localhost`` or a loopback address (a name that
+    merely looks like one, such as ``127.0.0.1.example.net``, is not)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -304,7 +327,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--idle-minutes must be above 0")
     if args.checkpoints is not None and not args.checkpoints.is_dir():
         parser.error(f"--checkpoints {args.checkpoints} is not a folder")
-    loopback = args.host in LOOPBACK or args.host.startswith("127.")
+    loopback = is_loopback(args.host)
     if not loopback and not args.allowed_host:
         parser.error(
             f"--host {args.host} serves other machines: name the host names they will use with --allowed-host NAME"

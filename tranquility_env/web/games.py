@@ -30,6 +30,7 @@ class Games:
     def get(self, game: str, owner: str) -> TableSession:
         """``owner``'s game ``game``; 404 for a game of anyone else's, as for one that never was."""
         with self._lock:
+            self._expire()
             session = self.sessions.get(game)
             if session is None or self._owners[game] != owner:
                 raise Refused(404, "no such game: it ended and was left alone too long, or the server restarted")

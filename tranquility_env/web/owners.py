@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 
 COOKIE = "tranquility_session"
+_TOKEN = re.compile(r"([A-Za-z0-9_-]{32})\.[0-9a-f]{43}")
 
 
 class Tokens:
@@ -27,10 +29,11 @@ class Tokens:
 
     def owner(self, token: str | None) -> str | None:
         """The owner a token stands for (its nonce), or None for a missing, damaged or foreign one."""
-        if not token or len(token) > 200 or token.count(".") != 1:
+        match = _TOKEN.fullmatch(token or "")
+        if match is None:
             return None
-        nonce, signature = token.split(".")
-        return nonce if hmac.compare_digest(signature, self._sign(nonce)) else None
+        nonce = match.group(1)
+        return nonce if hmac.compare_digest(token, f"{nonce}.{self._sign(nonce)}") else None
 
     @staticmethod
     def cookie(token: str) -> str:

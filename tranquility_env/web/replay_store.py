@@ -7,7 +7,8 @@
 - Files in the folder that this process did not write (``tranquility play``, ``evaluate
   --save-replays``, an earlier server) are listed to everyone only when ``share_folder`` says so.
 - The server's own files (``web_*.jsonl``, of this process or an earlier one) are kept to
-  ``max_files``, the oldest removed first; no other file of the folder is ever removed.
+  ``max_files``: an earlier process's go first, then the oldest of whoever has the most, so one
+  browser's many games do not push out another's. No other file of the folder is ever removed.
 """
 
 from __future__ import annotations
@@ -44,9 +45,16 @@ class _Opened:
 
 @dataclass
 class _Written:
+    """A replay file this process writes: its game while it goes on, then only its list row."""
+
     owner: str
-    session: TableSession
+    session: TableSession | None
     created: float = field(default_factory=time.time)
+    row: dict[str, Any] | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.row is not None or (self.session is not None and self.session.outcome is not None)
 
 
 class ReplayStore:
@@ -57,6 +65,7 @@ class ReplayStore:
         folder.mkdir(parents=True, exist_ok=True)
         # the server's files, oldest first: an earlier server's, then this one's as its games start
         self._files = [p.name for p in sorted(folder.glob("web_*.jsonl"), key=lambda p: p.stat().st_mtime)]
+        self._earlier = frozenset(self._files)  # any other web_* file is this process's, maybe not yet added
         self._written: dict[str, _Written] = {}  # this process's files
         self._opened: OrderedDict[str, _Opened] = OrderedDict()
         self._summaries: dict[tuple[str, int, int], dict[str, Any]] = {}  # of other files, by name and stat
@@ -72,9 +81,31 @@ class ReplayStore:
             self._prune()
 
     def _prune(self) -> None:
-        """Remove the oldest of the server's files past ``max_files``, never one still being written."""
-        removable = [n for n in self._files if n not in self._written or self._written[n].session.outcome]
-        for name in removable[: max(0, len(self._files) - self.max_files)]:
+        """Remove server files past ``max_files`` (the lock held), never one still being written;
+        an ended game keeps only its row from here on."""
+        for name, written in self._written.items():
+            if written.row is None and written.over:
+                written.row = _row(
+                    name,
+                    written.session.game.config,
+                    written.session.outcome,
+                    written.created,
+                    len(written.session.events),
+                    "yours",
+                )
+                written.session = None
+        while len(self._files) > self.max_files:
+            earlier = [n for n in self._files if n not in self._written]
+            if earlier:
+                name = earlier[0]
+            else:
+                counts: dict[str, int] = {}
+                for w in self._written.values():
+                    counts[w.owner] = counts.get(w.owner, 0) + 1
+                ended = [n for n in self._files if self._written[n].over]
+                if not ended:
+                    return
+                name = min(ended, key=lambda n: (-counts[self._written[n].owner], self._files.index(n)))
             self._files.remove(name)
             self._written.pop(name, None)
             (self.folder / name).unlink(missing_ok=True)
@@ -84,22 +115,21 @@ class ReplayStore:
         """Page ``page`` (from 1) of what ``owner`` may open: their ended games, newest first, then
         (with ``share_folder``) the folder's other files, newest first."""
         with self._lock:
-            mine = sorted(
-                ((name, w) for name, w in self._written.items() if w.owner == owner and w.session.outcome),
-                key=lambda item: -item[1].created,
-            )
-            names: list[tuple[str, _Written | None]] = list(mine)
+            self._prune()
+            mine = sorted((w for w in self._written.values() if w.owner == owner and w.over), key=lambda w: -w.created)
+            names: list[tuple[str, dict[str, Any] | None]] = [(w.row["name"], w.row) for w in mine]
             if self.share_folder:
                 names += [(p.name, None) for p in self._others()]
         pages = max(1, -(-len(names) // per_page))
         if page > pages:
             raise Refused(404, f"no page {page}: there are {pages}")
         chosen = names[(page - 1) * per_page : page * per_page]
-        rows = [self._summary_of_game(n, w) if w else self._summary_of_file(n) for n, w in chosen]
+        rows = [row or self._summary_of_file(n) for n, row in chosen]
         return {"replays": rows, "page": page, "pages": pages, "total": len(names)}
 
     def _others(self) -> list[Path]:
-        paths = [p for p in self.folder.glob("*.jsonl") if p.name not in self._written and NAME.fullmatch(p.name)]
+        """The folder's replay files that this process did not write, newest first."""
+        paths = [p for p in self.folder.glob("*.jsonl") if self._foreign(p.name) and NAME.fullmatch(p.name)]
         stamped = []
         for path in paths:
             try:
@@ -108,10 +138,9 @@ class ReplayStore:
                 continue
         return [p for _, p in sorted(stamped, key=lambda item: -item[0])]
 
-    @staticmethod
-    def _summary_of_game(name: str, written: _Written) -> dict[str, Any]:
-        session = written.session
-        return _row(name, session.game.config, session.outcome, written.created, len(session.events), "yours")
+    def _foreign(self, name: str) -> bool:
+        """Not this process's: not a ``web_*`` file, or one that was there when it started."""
+        return name not in self._written and (not name.startswith("web_") or name in self._earlier)
 
     def _summary_of_file(self, name: str) -> dict[str, Any]:
         path = self.folder / name
@@ -133,13 +162,13 @@ class ReplayStore:
         if not NAME.fullmatch(name):
             raise missing
         with self._lock:
-            written = self._written.get(name)
+            written, foreign = self._written.get(name), self._foreign(name)
         if written is not None:
             if written.owner != owner:
                 raise missing
-            if written.session.outcome is None:
+            if not written.over:
                 raise Refused(409, "the game is still going on: its replay opens once it is over")
-        elif not self.share_folder:
+        elif not (self.share_folder and foreign):
             raise missing
         path = self.folder / name
         try:

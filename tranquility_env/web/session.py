@@ -9,7 +9,7 @@ each bot weighed (``replay.py``, version 2).
 
 from __future__ import annotations
 
-import random
+import secrets
 import threading
 import time
 import uuid
@@ -51,7 +51,7 @@ class TableSession:
         seed: int | None = None,
     ) -> None:
         self.id = uuid.uuid4().hex
-        seed = random.randrange(2**31) if seed is None else seed
+        seed = secrets.randbits(64) if seed is None else seed  # too many deals to search from what a seat sees
         self.game = Game.new(config, seed)
         self.human, self.bots, self.names, self.pace = human, bots, names, pace
         self.writer = ReplayWriter(
