@@ -97,7 +97,7 @@ def test_distill_fit_moves_the_policy_to_the_labels_and_the_anchors_keep_the_res
     for weight in (3.0, 0.0):
         actor = Actor([32], "tanh")
         actor.load_state_dict(start.state_dict())
-        cfg = distill.DistillConfig(
+        cfg = distill.DistillConfig.make(
             players=2,
             init_actor=str(tiny_checkpoint(tmp_path / "t", Config(players=2))),
             games=10,
@@ -122,21 +122,22 @@ def test_distill_fit_moves_the_policy_to_the_labels_and_the_anchors_keep_the_res
         ({"init_actor": "no/such/folder"}, "not a bot checkpoint"),
         ({"epochs": "many"}, "'epochs' must be int"),
         ({"temperature": -1.0}, "'temperature' must be at least 0"),
-        ({"players": 3}, "was made for .* not the base game of 3 players"),
-        ({"players": 6}, "'players' must be one of"),
+        ({"players": 3}, "was made for .* not this run's table"),
+        ({"players": 6, "init_actor": ""}, "config 'players' must be an integer from 1 to 5"),
+        ({"players": 3, "goats": True, "init_actor": ""}, "'init_actor' is needed: there is no shipped bot"),
     ],
 )
 def test_distill_refuses_wrong_settings(override: dict, message: str) -> None:
     from tranquility_env.training.distill import DistillConfig
 
     with pytest.raises(ValueError, match=message):
-        DistillConfig(**{"players": 2, "init_actor": bots.shipped_bot(2), **override})
+        DistillConfig.make(**{"players": 2, "init_actor": bots.shipped_bot(2), **override})
 
 
 def test_distill_starts_from_the_shipped_bot_of_its_table_by_default() -> None:
     from tranquility_env.training.distill import DistillConfig
 
-    cfg = DistillConfig(players=4)
+    cfg = DistillConfig.make(players=4)
     assert cfg.init_actor == bots.shipped_bot(4) and cfg.run == "p4_distill"
 
 

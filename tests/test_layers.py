@@ -20,6 +20,7 @@ LAYERS = {
     "batch": 1,
     "tasks": 1,
     "describe": 1,
+    "table_args": 1,
     "safe_json": 0,
     "encoding": 1,
     "render": 1,

@@ -123,7 +123,7 @@ def test_mappo_refuses_a_starting_actor_made_for_another_run(tmp_path: Path, ove
     start = tiny_checkpoint(tmp_path / "start", Config(players=2), hidden=[16])
     settings = {"players": 2, "hidden": [16], "activation": "tanh", "init_actor": str(start), **override}
     with pytest.raises(ValueError, match=message):
-        MappoConfig(**settings)
+        MappoConfig.make(**settings)
 
 
 def test_ippo_gives_each_seats_critic_its_own_observation_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,9 +138,9 @@ def test_ippo_gives_each_seats_critic_its_own_observation_only(tmp_path: Path, m
     games.observe()
     games.step([np.flatnonzero(m)[0] for m in games.masks])  # the games now at different seats
     games.observe()
-    local = mappo.critic_inputs(mappo.IppoConfig(players=3), games)
+    local = mappo.critic_inputs(mappo.IppoConfig.make(players=3), games)
     assert np.array_equal(local, games.observations)
-    central = mappo.critic_inputs(mappo.MappoConfig(players=3), games)
+    central = mappo.critic_inputs(mappo.MappoConfig.make(players=3), games)
     for i, row in enumerate(central):  # the full state, then which seat acts
         game = games.batch.game(i)
         assert np.array_equal(row[: encoding.STATE_SIZE], encoding.state(game))
@@ -215,7 +215,7 @@ def test_the_sparse_legal_only_networks_are_the_dense_masked_ones() -> None:
     # the padding left out.
     from tranquility_env.training.mappo import Critic, MappoConfig, live_inputs, rollout_policy
 
-    cfg = MappoConfig(players=3, hidden=[32, 16], activation="relu")
+    cfg = MappoConfig.make(players=3, hidden=[32, 16], activation="relu")
     played = torch.as_tensor(rollout_policy(actor, cfg).legal_logits(obs.numpy(), rows, counts)).log_softmax(1)
     assert played.shape == legal.shape and bool((played[~valid] < -1e7).all())
     assert torch.allclose(played[valid], sparse.logits.log_softmax(1)[valid], atol=1e-4)

@@ -112,7 +112,7 @@ def test_imitation_learns_the_teachers_choices(tmp_path: Path) -> None:
     from tranquility_env.training.train import TrainConfig, imitate, teacher_games
     from tranquility_env.views import LazySeatView
 
-    cfg = TrainConfig(players=2, hidden=[64], pretrain_games=60, pretrain_epochs=10, n_envs=1)
+    cfg = TrainConfig.make(players=2, hidden=[64], pretrain_games=60, pretrain_epochs=10, n_envs=1)
     obs, masks, chosen, returns = teacher_games(cfg, 0, 3)
     assert len(obs) == len(masks) == len(chosen) == len(returns) > 50 and obs.dtype == np.float16
     assert all(np.unpackbits(m)[a] for m, a in zip(masks, chosen, strict=True))  # the teacher's choices are legal
@@ -120,7 +120,7 @@ def test_imitation_learns_the_teachers_choices(tmp_path: Path) -> None:
     def agreement(model) -> float:
         teacher, agree, total = HeuristicBot(rollouts=0), 0, 0
         for seed in range(3):
-            game = Game.new(cfg.game_config(), 90_000 + seed)
+            game = Game.new(cfg.config, 90_000 + seed)
             while not game.is_over:
                 seat = game.current
                 o, m = encoding.observation(game, seat), encoding.action_mask(game, seat)
@@ -147,7 +147,7 @@ def test_imitation_scores_the_teachers_choices_as_the_masked_distribution_does()
     from tranquility_env import TeamEnv
     from tranquility_env.training.train import TrainConfig, teacher_games, value_and_log_prob
 
-    cfg = TrainConfig(players=3, pretrain_games=1, n_envs=1)
+    cfg = TrainConfig.make(players=3, pretrain_games=1, n_envs=1)
     obs, masks, chosen, _ = teacher_games(cfg, 0, 2)
     model = MaskablePPO("MlpPolicy", TeamEnv(players=3), policy_kwargs={"net_arch": [32, 16]}, seed=0)
     mask = np.unpackbits(masks, axis=1, count=model.policy.action_space.n)
@@ -172,7 +172,7 @@ def test_the_policy_normalised_once_is_sb3_contribs_on_the_same_weights() -> Non
     from tranquility_env.training.train import TrainConfig, teacher_games
 
     env = TeamEnv(players=3)
-    obs, masks, chosen, _ = teacher_games(TrainConfig(players=3, pretrain_games=1, n_envs=1), 0, 2)
+    obs, masks, chosen, _ = teacher_games(TrainConfig.make(players=3, pretrain_games=1, n_envs=1), 0, 2)
     mask = np.unpackbits(masks, axis=1, count=env.action_space.n)
     o, a = torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(chosen)
     kwargs = {"net_arch": [32, 16], "lr_schedule": lambda _: 1e-3}
@@ -202,7 +202,7 @@ def test_the_policy_normalised_once_is_sb3_contribs_on_the_same_weights() -> Non
 def test_dagger_games_are_played_by_the_policy_and_labelled_by_the_teacher() -> None:
     from tranquility_env.training.train import TrainConfig, teacher_games
 
-    cfg = TrainConfig(players=2, n_envs=1)
+    cfg = TrainConfig.make(players=2, n_envs=1)
     alone = teacher_games(cfg, 0, 2)
     # the teacher playing its own labels is plain cloning, decision for decision
     for mine, theirs in zip(alone, teacher_games(cfg, 0, 2, player="heuristic-no-search"), strict=True):
@@ -226,7 +226,7 @@ def test_dagger_games_are_played_by_the_policy_and_labelled_by_the_teacher() -> 
 def test_compiled_teacher_games_give_the_same_arrays_as_the_games_one_by_one(settings: dict) -> None:
     from tranquility_env.training.train import TrainConfig, compiled_teachers, teacher_games, teacher_games_compiled
 
-    cfg = TrainConfig(**settings, n_envs=1)
+    cfg = TrainConfig.make(**settings, n_envs=1)
     assert compiled_teachers(cfg) is not None
     alone = teacher_games(cfg, 3, 4)
     for mine, theirs in zip(teacher_games_compiled(cfg, 3, 4), alone, strict=True):
@@ -237,9 +237,9 @@ def test_compiled_teacher_games_give_the_same_arrays_as_the_games_one_by_one(set
 def test_teachers_without_a_compiled_value_model_play_one_game_at_a_time() -> None:
     from tranquility_env.training.train import TrainConfig, compiled_teachers, gather, teacher_games
 
-    cfg = TrainConfig(players=2, n_envs=1, teammates={1: "random"})
+    cfg = TrainConfig.make(players=2, n_envs=1, teammates={1: "random"})
     assert compiled_teachers(cfg) is None
-    assert compiled_teachers(TrainConfig(players=2, pretrain_teacher="heuristic")) is None  # it searches
+    assert compiled_teachers(TrainConfig.make(players=2, pretrain_teacher="heuristic")) is None  # it searches
     for mine, theirs in zip(gather(cfg, 0, 2), teacher_games(cfg, 0, 2), strict=True):
         assert np.array_equal(mine, theirs)
 
@@ -272,12 +272,12 @@ def test_a_teammate_or_teacher_policy_made_for_another_table_is_refused(tmp_path
     from tranquility_env.training.train import TrainConfig
 
     two = f"policy:{tiny_checkpoint(tmp_path / 'two', Config(players=2))}"
-    assert TrainConfig(players=2, teammates={1: two}, pretrain_teacher=two).teammates == {1: two}
+    assert TrainConfig.make(players=2, teammates={1: two}, pretrain_teacher=two).teammates == {1: two}
     for run in (TrainConfig, MappoConfig):
         with pytest.raises(CheckpointError, match="players"):
-            run(players=3, teammates={1: two})
+            run.make(players=3, teammates={1: two})
     with pytest.raises(CheckpointError, match="players"):
-        TrainConfig(players=3, pretrain_teacher=two)
+        TrainConfig.make(players=3, pretrain_teacher=two)
 
 
 def test_config_files_are_one_per_trainer_and_valid_at_every_player_count() -> None:
@@ -329,12 +329,12 @@ def test_games_played_in_the_browser_feed_the_imitation(tmp_path: Path, monkeypa
                 state = client.get(f"/api/games/{state['id']}").json()
     (tmp_path / "replays" / "notes.txt").write_text("not a replay: ignored")
 
-    cfg = TrainConfig(players=2, pretrain_games=0, pretrain_replays=str(tmp_path / "replays"))
+    cfg = TrainConfig.make(players=2, pretrain_games=0, pretrain_replays=str(tmp_path / "replays"))
     obs, masks, chosen, returns = person_decisions(cfg)
     assert len(obs) == len(returns) == made  # every decision of the person with a choice, none of the bot's
     assert all(np.flatnonzero(np.unpackbits(m))[0] == a for m, a in zip(masks, chosen, strict=True))
     with pytest.raises(ValueError, match=r"no replay .* has a person's decisions"):
-        person_decisions(TrainConfig(players=3, pretrain_games=0, pretrain_replays=str(tmp_path / "replays")))
+        person_decisions(TrainConfig.make(players=3, pretrain_games=0, pretrain_replays=str(tmp_path / "replays")))
     with pytest.raises(ValueError, match="is not a folder"):
         TrainConfig(pretrain_replays=str(tmp_path / "nowhere"))
 

@@ -197,7 +197,7 @@ def test_tranquility_serve_prints_its_loopback_url_and_serves(tmp_path: Path) ->
         server.terminate()
         server.wait(timeout=10)
     bad = subprocess.run([*command, "--players", "7"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "--players must be from 1 to 5" in bad.stderr
+    assert bad.returncode == 2 and "config 'players' must be an integer from 1 to 5, got 7" in bad.stderr
 
 
 def test_a_page_may_seat_checkpoints_of_the_served_folder_by_name_only(tmp_path: Path) -> None:

@@ -33,10 +33,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tranquility_env import tasks
+from tranquility_env import encoding, rules, tasks
+from tranquility_env.rules.config import Config
+from tranquility_env.table_args import parse_fields
 from tranquility_env.tasks import Task
 
 PROTOCOL_VERSION = 2  # 2: smaller default budgets (docs/benchmark.md says why)
+CUSTOM = "custom"  # the task name of a table given with --custom
 Train = Callable[[Task, int, int, Path], str]
 
 
@@ -68,12 +71,8 @@ def trainer(module: str, config_class: str, **settings: object) -> Train:
 
     def train(task: Task, seed: int, budget: int, folder: Path) -> str:
         trainers = importlib.import_module(f"tranquility_env.training.{module}")
-        config = task.config
         cfg = getattr(trainers, config_class)(
-            players=config.players,
-            green_path=config.green_path,
-            panoramas=config.panoramas,
-            goats=config.goats,
+            config=task.config,
             seed=seed,
             total_steps=budget,
             checkpoint_every=max(1, budget // 5),
@@ -104,7 +103,6 @@ def warm_mappo(task: Task, seed: int, budget: int, folder: Path) -> str:
 
 def has_shipped_bot(task: Task) -> bool:
     from tranquility_env.bots.shipped import SHIPPED_BOTS
-    from tranquility_env.rules.config import Config
 
     return task.config == Config(players=task.config.players) and task.config.players in SHIPPED_BOTS
 
@@ -158,19 +156,25 @@ def algorithm(name: str) -> Algorithm:
     raise ValueError(f"unknown algorithm {name!r}; the algorithms are {', '.join(ALGORITHMS)} or module:function")
 
 
-def protocol(task_names: list[str]) -> dict:
-    return {
-        "protocol": PROTOCOL_VERSION,
-        "tasks": {
-            name: [tasks.task(name).version, tasks.task(name).rules_version, tasks.task(name).observation_version]
-            for name in task_names
-        },
-    }
+def custom_task(config: Config) -> Task:
+    """A table given on the command line: run as a task called ``custom`` (its results carry the
+    config), on the running rules and observations."""
+    return Task(CUSTOM, config, "a table given on the command line", 0, rules.RULES_VERSION, encoding.VERSION)
 
 
-def check_run_dir(out: Path, task_names: list[str]) -> None:
+def protocol(chosen: list[Task]) -> dict:
+    """What a run directory is pinned to: each task's versions (a custom task's config too)."""
+    pins = {}
+    for t in chosen:
+        custom = [t.config.to_dict()] if t.name == CUSTOM else []
+        pins[t.name] = [t.version, t.rules_version, t.observation_version, *custom]
+    return {"protocol": PROTOCOL_VERSION, "tasks": pins}
+
+
+def check_run_dir(out: Path, chosen: list[Task]) -> None:
     """Create ``out`` for this protocol, or accept it if it was made for this one; refuse another."""
-    want = protocol(task_names)
+    task_names = [t.name for t in chosen]
+    want = protocol(chosen)
     pinned = out / "protocol.json"
     if pinned.exists():
         have = json.loads(pinned.read_text())
@@ -222,6 +226,7 @@ def run_cell(
         outcome = {"win_rate": team.win_rate, "ci95": list(team.ci95), "mean_cards": team.mean_cards}
     result = {
         "task": task.name,
+        "config": task.config.to_dict(),
         "algorithm": algo.name,
         "seed": seed,
         "budget_steps": budget,
@@ -484,6 +489,7 @@ def run(
     out: Path,
     workers: int,
     teamwork_games: int = 0,
+    custom: Config | None = None,
 ) -> list[dict]:
     """The whole protocol; returns the summary rows. ``teamwork_games`` > 0 adds the ad-hoc and
     cross-play evaluation (``teamwork``) on that many deals."""
@@ -496,8 +502,9 @@ def run(
     if not 0 <= teamwork_games <= tasks.EVALUATION_GAMES:
         raise ValueError(f"--teamwork-games must be from 0 (none) to {tasks.EVALUATION_GAMES}, got {teamwork_games}")
     chosen = [tasks.task(name) for name in task_names]  # unknown names fail here, before any training
+    chosen += [custom_task(custom)] if custom is not None else []
     algos = [algorithm(name) for name in algo_names]
-    check_run_dir(out, task_names)
+    check_run_dir(out, chosen)
     results, teams = [], []
     for task in chosen:
         for algo in algos:
@@ -523,7 +530,17 @@ def run(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tranquility benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", default=",".join(tasks.TASKS), help="comma-separated task names (default: all)")
+    parser.add_argument(
+        "--tasks", help="comma-separated task names (default: all, or none when --custom names a table)"
+    )
+    parser.add_argument(
+        "--custom",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a table of your own, run as the task 'custom': any Config field, e.g. --custom players=4 "
+        "--custom hand_size=4 (repeatable)",
+    )
     parser.add_argument(
         "--algorithms", default=",".join(DEFAULT_ALGORITHMS), help="comma-separated names or module:function"
     )
@@ -542,8 +559,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default="benchmark", help="the run directory (default benchmark/)")
     args = parser.parse_args(argv)
     try:
+        custom = Config.from_dict(parse_fields(args.custom)) if args.custom else None
+        named = args.tasks.split(",") if args.tasks else ([] if custom else list(tasks.TASKS))
         run(
-            args.tasks.split(","),
+            named,
             args.algorithms.split(","),
             args.seeds,
             args.scale,
@@ -551,6 +570,7 @@ def main(argv: list[str] | None = None) -> None:
             Path(args.out),
             args.workers,
             args.teamwork_games,
+            custom,
         )
     except ValueError as err:
         parser.error(str(err))

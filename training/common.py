@@ -1,5 +1,6 @@
 """What every trainer shares: the run config (a dataclass read from YAML and ``key=value``
-overrides, checked key by key), exporting an actor as a bot checkpoint, and the final table."""
+overrides, checked key by key, the game's table among them as a ``Config``), exporting an actor
+as a bot checkpoint, and the final table."""
 
 from __future__ import annotations
 
@@ -25,10 +26,7 @@ C = TypeVar("C", bound="RunConfig")
 @dataclass
 class RunConfig:
     run: str = ""  # names runs/<run>/ and checkpoints/<run>/; empty: p<players> and the trainer's RUN_SUFFIX
-    players: int = 3
-    green_path: bool = False
-    panoramas: int = 0
-    goats: bool = False
+    config: Config = field(default_factory=Config)  # the table: any Config field (players=4 hand_size=4 ...)
     teammates: dict[int, str] = field(default_factory=dict)  # seat -> a bot name (bots.make_bot)
     reward_shaping: float = 1.0  # see TeamEnv: a full mountain is worth this much on top of a win
     hidden: list[int] = field(default_factory=lambda: [128, 64])  # the actor; small: shipped bots stay a few MB
@@ -58,16 +56,21 @@ class RunConfig:
             raise ValueError(
                 f"train config 'activation' must be one of {sorted(checkpoint.ACTIVATIONS)}, got {self.activation!r}"
             )
-        self.game_config()  # validates players and modules
         for seat, spec in self.teammates.items():
             if not 0 <= seat < self.players:
                 raise ValueError(f"train config 'teammates': seat {seat} is not a seat of {self.players} players")
-            make_bot(spec, table=self.game_config())  # validates the name; a policy must fit this table
+            make_bot(spec, table=self.config)  # validates the name; a policy must fit this table
         if len(self.teammates) >= self.players:
             raise ValueError("train config 'teammates' fills every seat: the policy would never play")
 
-    def game_config(self) -> Config:
-        return Config(players=self.players, green_path=self.green_path, panoramas=self.panoramas, goats=self.goats)
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    @classmethod
+    def make(cls: type[C], **values: Any) -> C:
+        """A config from keyword values, the table's fields among them (``make(players=2, hidden=[64])``)."""
+        return cls(**run_values(cls, values))
 
 
 def torch_activation(name: str) -> Any:
@@ -91,7 +94,7 @@ def check_fields(cfg: Any) -> None:
 
 
 def check_type(name: str, value: Any, annotation: str) -> None:
-    kinds = {"int": int, "float": (int, float), "bool": bool, "str": str}
+    kinds = {"int": int, "float": (int, float), "bool": bool, "str": str, "Config": Config}
     ok = {
         "list[int]": isinstance(value, list) and all(type(v) is int for v in value),
         "dict[int, str]": isinstance(value, dict)
@@ -105,7 +108,9 @@ def check_type(name: str, value: Any, annotation: str) -> None:
 
 
 def load_config(cls: type[C], path: str | None, overrides: list[str]) -> C:
-    """The embedded default, then the YAML file, then ``key=value`` overrides; unknown keys fail."""
+    """The embedded default, then the YAML file, then ``key=value`` overrides; unknown keys fail.
+    The table is the YAML's ``config:`` mapping, and any field of ``Config`` given as a key of its
+    own (``players=4``, ``hand_size: 4``) goes into it."""
     values: dict[str, Any] = {}
     if path:
         loaded = yaml.safe_load(Path(path).read_text())
@@ -117,11 +122,28 @@ def load_config(cls: type[C], path: str | None, overrides: list[str]) -> C:
         if not sep:
             raise ValueError(f"override {item!r} must be key=value")
         values[key] = yaml.safe_load(text)
+    return cls.make(**values)
+
+
+def run_values(cls: type, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the table gathered into one ``Config``, checked by ``Config.from_dict``."""
+    values = dict(values)
+    table = values.pop("config", None) or {}
+    if not isinstance(table, dict):
+        raise ValueError(f"train config 'config' must be a mapping of game fields ({', '.join(Config.fields())})")
+    table = {**table, **{key: values.pop(key) for key in list(values) if key in Config.fields()}}
     allowed = [f.name for f in dataclasses.fields(cls)]
     unknown = [k for k in values if k not in allowed]
     if unknown:
-        raise ValueError(f"unknown train config key {unknown[0]!r}; allowed: {', '.join(allowed)}")
-    return cls(**values)
+        raise ValueError(
+            f"unknown train config key {unknown[0]!r}; allowed: {', '.join(allowed)}, "
+            f"and the game's fields {', '.join(Config.fields())}"
+        )
+    try:
+        values["config"] = Config.from_dict(table)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"train config 'config': {err}") from None
+    return values
 
 
 def save_config(cfg: RunConfig, run_dir: Path) -> None:
@@ -132,8 +154,9 @@ def save_config(cfg: RunConfig, run_dir: Path) -> None:
 def check_resume(cfg: RunConfig, run_dir: Path) -> None:
     """A resumed run must have the config it was started with (``total_steps`` may grow)."""
     saved = run_dir / "train_config.yaml"
-    before = {k: v for k, v in yaml.safe_load(saved.read_text()).items() if k != "total_steps"}
+    before = {k: v for k, v in run_values(type(cfg), yaml.safe_load(saved.read_text())).items() if k != "total_steps"}
     now = {k: v for k, v in dataclasses.asdict(cfg).items() if k != "total_steps"}
+    before["config"] = before["config"].to_dict()
     if before != now:
         changed = sorted(k for k in now if before.get(k) != now[k])
         raise ValueError(f"--resume: the config differs from the run's {saved} in {changed}")
@@ -152,7 +175,7 @@ def export_actor(linears: list[Any], head: Any, cfg: RunConfig, folder: Path, st
         linears,
         head,
         folder,
-        cfg.game_config(),
+        cfg.config,
         cfg.hidden,
         cfg.activation,
         steps,
@@ -200,7 +223,7 @@ def evaluate_checkpoint(cfg: RunConfig, folder: Path) -> Any:
     """The periodic evaluation during training: ``eval_games`` deals apart from the final ones."""
     from tranquility_env.training.evaluate import evaluate
 
-    return evaluate(team_spec(cfg, f"policy:{folder}"), cfg.game_config(), cfg.eval_games, seed=TUNING_DEALS)
+    return evaluate(team_spec(cfg, f"policy:{folder}"), cfg.config, cfg.eval_games, seed=TUNING_DEALS)
 
 
 def log_evaluation(cfg: RunConfig, folder: Path, writer: Any, step: int) -> None:
@@ -217,7 +240,7 @@ def final_table(cfg: RunConfig, final: Path) -> None:
         return
     from tranquility_env.training.evaluate import evaluate, markdown
 
-    config = cfg.game_config()
+    config = cfg.config
     teams = [team_spec(cfg, f"policy:{final}"), team_spec(cfg, "heuristic"), team_spec(cfg, "random")]
     workers = os.cpu_count() or 1
     print(markdown([evaluate(spec, config, cfg.final_eval_games, EVALUATION_DEALS, workers) for spec in teams], config))

@@ -34,8 +34,9 @@ import functools
 import json
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -46,7 +47,14 @@ from tranquility_env import Config, Game, checkpoint, encoding
 from tranquility_env.bots import SHIPPED_BOTS, shipped_bot
 from tranquility_env.rules import actions
 from tranquility_env.rules.game import ONGOING
-from tranquility_env.training.common import check_fields, run_trainer, save_actor, save_config, trainer_parser
+from tranquility_env.training.common import (
+    check_fields,
+    run_trainer,
+    run_values,
+    save_actor,
+    save_config,
+    trainer_parser,
+)
 from tranquility_env.training.evaluate import evaluate, imap_jobs, markdown, seat_team
 from tranquility_env.training.mappo import Actor
 from tranquility_env.views import LazySeatView
@@ -57,7 +65,7 @@ MAX_CANDIDATES = 16  # candidates kept of a search (the heuristic's default: 6)
 
 @dataclass
 class DistillConfig:
-    players: int = 3  # the table (base game); init_actor must be made for it
+    config: Config = field(default_factory=Config)  # the table (any Config field); init_actor must be made for it
     run: str = ""  # names checkpoints/<run>/ and <logs_dir>/<run>/; empty: p<players>_distill
     init_actor: str = ""  # the policy that plays, searches and is fitted; empty: the shipped bot
     teacher: str = "own-search"  # or "search": see the module docstring
@@ -78,10 +86,21 @@ class DistillConfig:
     AT_LEAST_ONE = ("games", "workers", "epochs", "batch_size", "eval_games")
     COLLECTION = ("teacher", "games", "first_seed")  # with the starting weights, what the decisions depend on
 
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    @classmethod
+    def make(cls, **values: Any) -> DistillConfig:
+        """A config from keyword values, the table's fields among them (as ``RunConfig.make``)."""
+        return cls(**run_values(cls, values))
+
     def __post_init__(self) -> None:
         check_fields(self)
-        if self.players not in SHIPPED_BOTS:
-            raise ValueError(f"train config 'players' must be one of {sorted(SHIPPED_BOTS)}, got {self.players!r}")
+        if not self.init_actor and (self.config != Config(players=self.players) or self.players not in SHIPPED_BOTS):
+            raise ValueError(
+                f"train config 'init_actor' is needed: there is no shipped bot of {self.config.to_dict()} to start from"
+            )
         self.run = self.run or f"p{self.players}_distill"
         self.init_actor = self.init_actor or shipped_bot(self.players)
         if self.teacher not in TEACHERS:
@@ -94,10 +113,10 @@ class DistillConfig:
             )
         # reading the starting checkpoint here: a missing, damaged or mismatched one fails before any game
         table = Config.from_dict(self.starting[0]["config"])
-        if table != Config(players=self.players):
+        if table != self.config:
             raise ValueError(
                 f"train config 'init_actor' {self.init_actor} was made for {table.to_dict()}, "
-                f"not the base game of {self.players} players"
+                f"not this run's table {self.config.to_dict()}"
             )
 
     @functools.cached_property

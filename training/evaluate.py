@@ -40,6 +40,7 @@ from tranquility_env.rules import actions
 from tranquility_env.rules.board import N_SLOTS
 from tranquility_env.rules.game import ONGOING
 from tranquility_env.rules.mountain import EMPTY
+from tranquility_env.table_args import add_table_arguments, table_from_args
 from tranquility_env.tasks import EVALUATION_DEALS
 
 
@@ -377,10 +378,7 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     parser = argparse.ArgumentParser(prog="tranquility evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--team", action="append", default=[], help="a team SPEC (repeatable)")
     parser.add_argument("--cross-play", nargs="+", metavar="CKPT", help="checkpoint folders to mix")
-    parser.add_argument("--players", type=int, default=3)
-    parser.add_argument("--green-path", action="store_true")
-    parser.add_argument("--panoramas", type=int, default=0)
-    parser.add_argument("--goats", action="store_true")
+    add_table_arguments(parser)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument(
         "--seed", type=int, default=EVALUATION_DEALS, help="first deal (default 1000000, apart from training seeds)"
@@ -401,7 +399,10 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
         parser.error("--workers must be at least 1")
     if not args.team and not args.cross_play and not args.adhoc:
         parser.error("give at least one --team, --cross-play or --adhoc")
-    config = Config(players=args.players, green_path=args.green_path, panoramas=args.panoramas, goats=args.goats)
+    try:
+        config = table_from_args(args)
+    except ValueError as err:
+        parser.error(str(err))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     try:

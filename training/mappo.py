@@ -183,7 +183,7 @@ def rollout_policy(actor: Actor, cfg: MappoConfig) -> PolicyBot:
     on a few dozen observations a step. Make it anew for each rollout: the updates change the
     weights."""
     *layers, head = weight_pairs([*actor.body[::2], actor.head])
-    return PolicyBot({"activation": cfg.activation, "config": cfg.game_config().to_dict()}, layers, head)
+    return PolicyBot({"activation": cfg.activation, "config": cfg.config.to_dict()}, layers, head)
 
 
 def sample(logits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -198,7 +198,7 @@ def sample(logits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np
 def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (weight, bias) pairs of ``cfg.init_actor``, hidden layers then head, checked against the run."""
     about, layers, head = checkpoint.load(cfg.init_actor)
-    mine = {"config": cfg.game_config().to_dict(), "hidden": cfg.hidden, "activation": cfg.activation}
+    mine = {"config": cfg.config.to_dict(), "hidden": cfg.hidden, "activation": cfg.activation}
     theirs = {"config": about["config"], "hidden": about["hidden"], "activation": about["activation"]}
     differs = [k for k in mine if mine[k] != theirs[k]]
     if differs:
@@ -312,7 +312,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     # The games, stepped together by the batched engine; teammate seats play inside each step.
     teammates = {seat: make_bot(spec, cfg.seed + seat) for seat, spec in cfg.teammates.items()}
     T, N = cfg.num_steps, cfg.num_envs
-    games = TeamBatch(N, teammates, engine=cfg.engine, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
+    games = TeamBatch(N, teammates, engine=cfg.engine, reward_shaping=cfg.reward_shaping, **cfg.config.to_dict())
     games.reset([training_deal(cfg.seed, global_step + i) for i in range(N)])  # never an evaluation deal
     games.observe()
     b_obs = np.zeros((T, N, encoding.OBSERVATION_SIZE), dtype=np.float32)

@@ -127,7 +127,7 @@ def build(cfg: RllibConfig) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    env_config = {**cfg.game_config().to_dict(), "reward_shaping": cfg.reward_shaping}
+    env_config = {**cfg.config.to_dict(), "reward_shaping": cfg.reward_shaping}
     module = RLModuleSpec(
         module_class=ActionMaskingTorchRLModule,
         model_config={"fcnet_hiddens": cfg.hidden, "fcnet_activation": cfg.activation, "head_fcnet_hiddens": []},
@@ -167,7 +167,7 @@ def export(algo: Any, cfg: RllibConfig, folder: Path, steps: int) -> Path:
     return checkpoint.save(
         folder,
         tensors,
-        cfg.game_config(),
+        cfg.config,
         cfg.hidden,
         cfg.activation,
         trainer="Ray RLlib PPO",

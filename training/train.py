@@ -90,7 +90,7 @@ class TrainConfig(RunConfig):
             raise ValueError(f"train config 'pretrain_replays': {self.pretrain_replays} is not a folder")
         if self.dagger_rounds and not self.pretrain_games:
             raise ValueError("train config 'dagger_rounds' needs 'pretrain_games' > 0 (DAgger starts from imitation)")
-        make_bot(self.pretrain_teacher, table=self.game_config())  # validates the name; a policy must fit
+        make_bot(self.pretrain_teacher, table=self.config)  # validates the name; a policy must fit
 
 
 # ------------------------------------------------------------------------------ the environments
@@ -99,7 +99,7 @@ def make_envs(cfg: TrainConfig) -> Any:
     from tranquility_env.envs.sb3 import TeamVecEnv
 
     teammates = {seat: make_bot(spec, cfg.seed + seat) for seat, spec in cfg.teammates.items()}
-    envs = TeamVecEnv(cfg.n_envs, teammates, reward_shaping=cfg.reward_shaping, **cfg.game_config().to_dict())
+    envs = TeamVecEnv(cfg.n_envs, teammates, reward_shaping=cfg.reward_shaping, **cfg.config.to_dict())
     return envs
 
 
@@ -114,7 +114,7 @@ def teacher_games(cfg: TrainConfig, first: int, count: int, player: str | None =
     from tranquility_env import Game, encoding
     from tranquility_env.views import LazySeatView
 
-    config = cfg.game_config()
+    config = cfg.config
     obs, masks, chosen, returns = [], [], [], []
     for i in range(first, first + count):
         game = Game.new(config, 7_000_000 + cfg.seed * 100_000 + i)
@@ -147,7 +147,7 @@ def compiled_teachers(cfg: TrainConfig) -> dict[int, Any] | None:
     from tranquility_env.batch import value_model
     from tranquility_env.bots.heuristic import HeuristicBot
 
-    players = cfg.game_config().players
+    players = cfg.config.players
     bots = {s: make_bot(cfg.teammates.get(s, cfg.pretrain_teacher), s) for s in range(players)}
     fast = all(isinstance(b, HeuristicBot) and b.rollouts == 0 and value_model.exact(b) for b in bots.values())
     return bots if fast else None
@@ -163,7 +163,7 @@ def teacher_games_compiled(cfg: TrainConfig, first: int, count: int) -> tuple[np
     bots = compiled_teachers(cfg)
     if bots is None:
         raise ValueError(f"teacher {cfg.pretrain_teacher!r} (or a teammate) has no compiled value model")
-    batch = GameBatch(cfg.game_config(), count)
+    batch = GameBatch(cfg.config, count)
     batch.reset_many(range(count), [7_000_000 + cfg.seed * 100_000 + i for i in range(first, first + count)])
     games: list[tuple[list, list, list, list]] = [([], [], [], []) for _ in range(count)]
     own = np.array([s not in cfg.teammates for s in range(len(bots))])
@@ -213,7 +213,7 @@ def person_decisions(cfg: TrainConfig) -> tuple[np.ndarray, ...]:
     from tranquility_env.replay import read
     from tranquility_env.rules import actions
 
-    config = cfg.game_config()
+    config = cfg.config
     obs, masks, chosen, returns = [], [], [], []
     for path in sorted(Path(cfg.pretrain_replays).glob("*.jsonl")):
         replay = read(path)
@@ -403,7 +403,8 @@ def new_model(cfg: TrainConfig, envs: Any, logs_dir: str | None = None, policy: 
     ``sb3_policy.MaskedOncePolicy`` (the masked distribution normalised once; ``policy``: another
     policy class or name, as the speed benchmark's baseline passes sb3-contrib's). torch stops
     checking its distributions' arguments: the masked 3,962-way distribution of every minibatch
-    was checked to be a simplex, a tenth of an update's time, and the engine's masks are exact."""
+    would be checked to be a simplex (``docs/speed.md`` says what that costs), and the engine's
+    masks are exact."""
     import torch
     from sb3_contrib import MaskablePPO
 

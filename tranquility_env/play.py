@@ -28,6 +28,7 @@ from tranquility_env.replay import ReplayWriter, read
 from tranquility_env.rules import actions
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import ONGOING, Game, IllegalMove
+from tranquility_env.table_args import add_table_arguments, table_from_args
 from tranquility_env.views import seat_view
 
 
@@ -137,19 +138,16 @@ class Table:
 
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(prog="tranquility play", description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=3)
+    add_table_arguments(parser)
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
     parser.add_argument("--bots", default="policy", help="bots of the other seats, comma-separated (default policy)")
     parser.add_argument("--seed", type=int, help="the deal (default: a random one)")
     parser.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each bot decision")
     parser.add_argument("--replays", default="replays", help="folder for the replay file (default replays/)")
-    parser.add_argument("--green-path", action="store_true")
-    parser.add_argument("--panoramas", type=int, default=0)
-    parser.add_argument("--goats", action="store_true")
     parser.add_argument("--no-color", action="store_true")
     args = parser.parse_args(argv)
     try:
-        config = Config(players=args.players, green_path=args.green_path, panoramas=args.panoramas, goats=args.goats)
+        config = table_from_args(args)
         if not 0 <= args.seat < config.players:
             raise ValueError(f"--seat must be from 0 to {config.players - 1}")
         if args.delay < 0:

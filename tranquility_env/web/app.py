@@ -38,6 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from tranquility_env.bots import POLICY_KINDS, make_bot, resolve
 from tranquility_env.rules.config import Config
+from tranquility_env.table_args import add_table_arguments, table_fields
 from tranquility_env.web import limits
 from tranquility_env.web.errors import Refused, shown
 from tranquility_env.web.games import CAP, IDLE, PER_OWNER, Games
@@ -66,7 +67,7 @@ def checkpoint_names(folder: Path | None) -> dict[str, Path]:
 def create_app(
     replays: Path,
     checkpoints: Path | None = None,
-    players: int = 3,
+    table: dict[str, Any] | None = None,
     pace: float = 0.5,
     seed: int | None = None,
     *,
@@ -77,12 +78,16 @@ def create_app(
     max_games: int = CAP,
     idle_minutes: float = IDLE / 60,
 ) -> Guard:
-    """The app; ``replays`` receives every game played (at most ``max_replays`` of the server's
-    files are kept) and, with ``share_folder``, its other files are listed to every browser.
+    """The app; ``table`` holds the game fields a new game has unless its request says otherwise
+    (``players`` is the page's first choice; checked by ``Config.from_dict``). ``replays``
+    receives every game played (at most ``max_replays`` of the server's files are kept) and, with
+    ``share_folder``, its other files are listed to every browser.
     ``checkpoints`` is the folder whose bots a page may seat besides the shipped ones. Requests
     must name this machine or one of ``allowed_hosts``. With a ``seed`` the games get the deals
     ``seed``, ``seed + 1``, ... and their bots seeds of their own (for demonstrations and tests: a
     game replays alike; a page never learns them), otherwise random ones."""
+    table = {"players": 3, **(table or {})}
+    Config.from_dict(table)  # a bad table fails here, not at the first game
     dealt = itertools.count(seed) if seed is not None else None
     store = ReplayStore(replays, max_replays, share_folder)
     games = Games(games_per_browser, max_games, idle_minutes * 60)
@@ -104,7 +109,7 @@ def create_app(
         )
 
     def new_game(body: dict[str, Any], owner: str) -> TableSession:
-        fields = {"players": players} | {k: body[k] for k in Config.fields() if k in body}
+        fields = table | {k: body[k] for k in Config.fields() if k in body}
         for key, value in fields.items():
             if not isinstance(value, (bool, int)) and value is not None:
                 raise Refused(400, f"{key} must be a whole number or true/false, got {shown(value)}")
@@ -154,9 +159,9 @@ def create_app(
         return {
             "bots": list(BOT_NAMES),
             "checkpoints": sorted(named),
-            "players": players,
+            "players": table["players"],
             "pace": pace,
-            "config": Config(players=players).to_dict(),
+            "config": Config.from_dict(table).to_dict(),
             "games_per_browser": games.per_owner,
         }
 
@@ -291,7 +296,7 @@ def is_loopback(host: str) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tranquility serve", description="Play in the browser with the bots.")
-    parser.add_argument("--players", type=int, default=3, help="the page's first choice of player count")
+    add_table_arguments(parser)  # --players: the page's first choice; --set KEY=VALUE: every new game's
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default: this machine only)")
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     parser.add_argument(
@@ -316,8 +321,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pace", type=float, default=0.5, help="seconds between bot moves, at first")
     parser.add_argument("--seed", type=int, help="deal the games from this seed on (default: random deals)")
     args = parser.parse_args(argv)
-    if not 1 <= args.players <= 5:
-        parser.error("--players must be from 1 to 5")
+    try:
+        table = table_fields(args)
+        Config.from_dict(table)
+    except ValueError as err:
+        parser.error(str(err))
     if not 0 <= args.pace <= 10:
         parser.error("--pace must be from 0 to 10 seconds")
     for flag in ("max_replays", "max_games", "games_per_browser"):
@@ -346,7 +354,7 @@ def main(argv: list[str] | None = None) -> None:
     app = create_app(
         args.replays,
         args.checkpoints,
-        args.players,
+        table,
         args.pace,
         args.seed,
         allowed_hosts=hosts,
