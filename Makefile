@@ -61,12 +61,13 @@ $(VENV)/.bench: pyproject.toml | $(VENV)/.installed
 	CMAKE_POLICY_VERSION_MINIMUM=3.5 $(BIN)/pip install --quiet -e '.[bench]'
 	touch $@
 
+# benchmarks/: the speed benchmarks (not installed with the package); docs/speed.md quotes them.
 bench: $(VENV)/.bench
-	$(BIN)/python -m tranquility_env.bench
-	$(BIN)/python -m tranquility_env.bench --env
-	$(BIN)/python -m tranquility_env.bench --batch
-	$(BIN)/python -m tranquility_env.bench --heuristic
-	$(BIN)/python -m tranquility_env.training.speed
+	$(BIN)/python benchmarks/engine_speed.py
+	$(BIN)/python benchmarks/engine_speed.py --env
+	$(BIN)/python benchmarks/engine_speed.py --batch
+	$(BIN)/python benchmarks/engine_speed.py --heuristic
+	$(BIN)/python benchmarks/training_speed.py
 
 # docs/reference/: the benchmark's reference run (every task and algorithm, 3 seeds, the default
 # budgets; about 3 hours on 2 cores). It resumes where it stopped; docs/benchmark.md quotes its tables.

@@ -3,13 +3,12 @@ batched engine's count, and how the training benchmark reads its runs' charts.""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
-from tranquility_env import bench
-from tranquility_env.training import speed
+import engine_speed as bench
+import training_speed as speed
 
 
 def test_the_policy_benchmark_times_both_paths_and_they_agree() -> None:
@@ -58,11 +57,3 @@ def test_training_speed_is_counted_after_the_first_update() -> None:
     assert split["rollout share"] == pytest.approx(0.2 / 1.0)
     with pytest.raises(ValueError, match="at least 2 updates"):
         speed.steady_rate(Charts({"charts/SPS": charts.series["charts/SPS"][:1]}))
-
-
-def test_the_trainer_before_the_batched_engine_needs_a_git_checkout(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)  # no git history here
-    (tmp_path / "install").mkdir()
-    assert speed.install_pre_batch(tmp_path / "install") is None

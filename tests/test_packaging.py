@@ -99,6 +99,7 @@ def test_the_wheel_holds_one_package_the_shipped_bots_the_trainers_and_the_licen
         if n.endswith(".py") and n.split("/")[0] in ("tranquility_env", "training", "checkpoints")
     }
     assert modules == ours  # every module of the checkout, training/ and checkpoints/ inside the package
+    assert not [n for n in names if n.endswith(("/bench.py", "/speed.py", "_speed.py"))]  # benchmarks/ stays out
     assert not [
         n
         for n in names

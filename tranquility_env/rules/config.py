@@ -70,6 +70,7 @@ class Config:
             raise ValueError(
                 f"config 'bridges' is {self.bridges}, but {self.players} players are dealt {self.dealt_bridges} (U2)"
             )
+        object.__setattr__(self, "_key", self.table())  # compared and hashed often (caches key on configs)
 
     @property
     def dealt_bridges(self) -> int:
@@ -77,10 +78,10 @@ class Config:
         return 0 if self.players == 1 else 1 if self.players <= 3 else 2
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Config) and self.table() == other.table()
+        return isinstance(other, Config) and self._key == other._key
 
     def __hash__(self) -> int:
-        return hash(self.table())
+        return hash(self._key)
 
     def table(self) -> tuple[tuple[str, Any], ...]:
         """The fields that make the table: every field but a disabled module's parameters."""

@@ -1,15 +1,20 @@
-"""Speed benchmark: ``python -m tranquility_env.bench [--env | --heuristic | --policy]``.
+"""Speed benchmark: ``python benchmarks/engine_speed.py [--env | --batch | --heuristic | --policy]``
+(``make bench``; not part of the installed package).
+
+Every figure is the median of ``--runs`` runs, and each run of the engine, the AEC loop and their
+peers plays whole games for ``--seconds`` of wall-clock (default 3), not a fixed handful of games:
+a short run would time mostly a peer's reset.
 
 Engine (default): random legal games through the engine's integer path (``legal_actions`` /
-``apply_action``) on one core; decisions per second and games per second, the median of several
-runs, for 1 to 5 players. When ``open_spiel`` is installed (the ``bench`` extra), the same run
-times OpenSpiel's C++ Hanabi through pyspiel (random legal moves, an observation tensor built at
-every decision) and prints our 3-player figure as a ratio to it.
+``apply_action``) on one core; decisions per second and games per second, for 1 to 5 players.
+When ``open_spiel`` is installed (the ``bench`` extra), the same run times OpenSpiel's C++ Hanabi
+through pyspiel (random legal moves, an observation tensor built at every decision) and prints our
+3-player figure as a ratio to it.
 
 ``--env``: random legal play through the PettingZoo AEC API (the standard ``agent_iter()`` /
-``last()`` / ``step()`` loop, observation and mask built at every step). With the ``bench`` extra
-it times PettingZoo's ``hanabi_v5`` (2 players) and ``connect_four_v3`` the same way in the same
-run and prints our 3-player steps/s as a ratio to each.
+``last()`` / ``step()`` loop, observation and mask built at every step), with the share of the time
+that ``reset`` takes. With the ``bench`` extra it times PettingZoo's ``hanabi_v5`` (2 players) and
+``connect_four_v3`` the same way in the same run and prints our 3-player steps/s as a ratio to each.
 
 ``--heuristic``: seconds per 3-player game of a team that searches, the median over the games
 (``--games``, default 10): ``HeuristicBot`` without search (``rollouts=0``), then with its
@@ -37,29 +42,31 @@ from tranquility_env import Game
 from tranquility_env.tasks import EVALUATION_DEALS
 
 
-def time_engine(players: int, games: int, seed: int) -> tuple[int, int, float]:
-    """(decisions, games, seconds) of ``games`` random legal games."""
+def time_engine(players: int, seconds: float, seed: int) -> tuple[int, int, float]:
+    """(decisions, games, seconds) of random legal games played for ``seconds``."""
     rng = random.Random(seed)
     choice = rng.choice
-    decisions = 0
+    decisions = games = 0
     start = time.perf_counter()
-    for i in range(games):
-        game = Game.new({"players": players}, seed + i)
+    while time.perf_counter() - start < seconds:
+        game = Game.new({"players": players}, seed + games)
         while game.status == "ongoing":
             game.apply_action(choice(game.legal_actions()))
             decisions += 1
+        games += 1
     return decisions, games, time.perf_counter() - start
 
 
-def time_hanabi(players: int, games: int, seed: int) -> tuple[int, int, float]:
+def time_hanabi(players: int, seconds: float, seed: int) -> tuple[int, int, float]:
     """The same loop on OpenSpiel's Hanabi, with an observation tensor at every decision."""
     import pyspiel
 
     game = pyspiel.load_game("hanabi", {"players": players})
     rng = random.Random(seed)
-    decisions = 0
+    decisions = games = 0
     start = time.perf_counter()
-    for _ in range(games):
+    while time.perf_counter() - start < seconds:
+        games += 1
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -72,16 +79,21 @@ def time_hanabi(players: int, games: int, seed: int) -> tuple[int, int, float]:
     return decisions, games, time.perf_counter() - start
 
 
-def time_aec(make_env: Callable[[], object], games: int, seed: int) -> tuple[int, int, float]:
-    """Random legal play through the AEC loop; counts the steps where an agent decides."""
+def time_aec(make_env: Callable[[], object], seconds: float, seed: int) -> tuple[int, int, float, float]:
+    """Random legal play through the AEC loop for ``seconds``: (the steps where an agent decides,
+    games, seconds, of which in ``reset``)."""
     import numpy as np
 
     env = make_env()
-    rng = random.Random(seed)  # a scalar draw from Python's random costs a fifth of numpy's
-    steps = 0
+    rng = random.Random(seed)  # a scalar draw from Python's random is cheaper than numpy's
+    steps = games = 0
+    in_reset = 0.0
     start = time.perf_counter()
-    for i in range(games):
-        env.reset(seed=seed + i)
+    while time.perf_counter() - start < seconds:
+        before = time.perf_counter()
+        env.reset(seed=seed + games)
+        in_reset += time.perf_counter() - before
+        games += 1
         for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
@@ -92,7 +104,7 @@ def time_aec(make_env: Callable[[], object], games: int, seed: int) -> tuple[int
                 action = int(legal[rng.randrange(len(legal))])
                 steps += 1
             env.step(action)
-    return steps, games, time.perf_counter() - start
+    return steps, games, time.perf_counter() - start, in_reset
 
 
 def aec_peers() -> dict[str, Callable[[], object]]:
@@ -111,16 +123,17 @@ def aec_peers() -> dict[str, Callable[[], object]]:
 
 
 def median_rates(
-    timer: Callable[[int, int, int], tuple[int, int, float]], players: int, games: int, runs: int
+    timer: Callable[[int, float, int], tuple], players: int, seconds: float, runs: int
 ) -> tuple[float, float]:
-    """Median decisions/s and games/s over ``runs`` runs."""
-    results = [timer(players, games, 1000 * run) for run in range(runs)]  # type: ignore[arg-type]
+    """Median decisions/s and games/s over ``runs`` runs of ``seconds`` each."""
+    results = [timer(players, seconds, 1000 * run)[:3] for run in range(runs)]
     return (statistics.median(d / s for d, _, s in results), statistics.median(g / s for _, g, s in results))
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, help="games per run (default 400; 10 with --heuristic, 40 with --policy)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds of play per run (default 3)")
+    parser.add_argument("--games", type=int, help="games per run with --heuristic (default 10) or --policy (40)")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure; the median is printed (default 5)")
     parser.add_argument("--env", action="store_true", help="time the PettingZoo AEC loop instead of the engine")
     parser.add_argument("--heuristic", action="store_true", help="time HeuristicBot games with and without search")
@@ -128,11 +141,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", action="store_true", help="time the batched engine against OpenSpiel and PettingZoo")
     args = parser.parse_args(argv)
     if args.games is None:
-        args.games = 10 if args.heuristic else 40 if args.policy else 400
-    if args.games < 1 or args.runs < 1:
-        parser.error("--games and --runs must be at least 1")
+        args.games = 10 if args.heuristic else 40
+    if args.games < 1 or args.runs < 1 or not args.seconds > 0:
+        parser.error("--games and --runs must be at least 1, --seconds above 0")
     if args.env:
-        bench_env(args.games, args.runs)
+        bench_env(args.seconds, args.runs)
         return
     if args.heuristic:
         bench_heuristic(args.games)
@@ -141,21 +154,21 @@ def main(argv: list[str] | None = None) -> None:
         bench_policy(args.games, args.runs)
         return
     if args.batch:
-        bench_batch(args.runs)
+        bench_batch(args.runs, args.seconds)
         return
 
-    print(f"Engine, random legal games, integer path; median of {args.runs} runs of {args.games} games")
+    print(f"Engine, random legal games, integer path; median of {args.runs} runs of {args.seconds:g} s")
     print(f"{'players':>7} | {'decisions/s':>11} | {'games/s':>8}")
     ours = {}
     for players in range(1, 6):
-        ours[players], games_rate = median_rates(time_engine, players, args.games, args.runs)
+        ours[players], games_rate = median_rates(time_engine, players, args.seconds, args.runs)
         print(f"{players:>7} | {ours[players]:>11,.0f} | {games_rate:>8,.0f}")
     try:
         import pyspiel  # noqa: F401
     except ImportError:
         print("\nopen_spiel is not installed: no Hanabi comparison (pip install -e '.[bench]')")
         return
-    hanabi, hanabi_games = median_rates(time_hanabi, 3, args.games, args.runs)
+    hanabi, hanabi_games = median_rates(time_hanabi, 3, args.seconds, args.runs)
     print(
         f"\nOpenSpiel hanabi (pyspiel, 3 players, observation tensor per decision): "
         f"{hanabi:,.0f} decisions/s, {hanabi_games:,.0f} games/s"
@@ -218,7 +231,7 @@ def first_call_seconds() -> tuple[float, float]:
     return times[0], times[1]
 
 
-def bench_batch(runs: int) -> dict[str, float]:
+def bench_batch(runs: int, seconds: float) -> dict[str, float]:
     """The batched engine's table, its memory and compile time, and its ratios to OpenSpiel's
     Hanabi and PettingZoo's hanabi_v5 measured in the same run; returns the figures."""
     from tranquility_env.batch import layout, max_threads
@@ -247,7 +260,7 @@ def bench_batch(runs: int) -> dict[str, float]:
     try:
         import pyspiel  # noqa: F401
 
-        hanabi, _ = median_rates(time_hanabi, 3, 200, runs)
+        hanabi, _ = median_rates(time_hanabi, 3, seconds, runs)
         figures["pyspiel"] = hanabi
         print(f"OpenSpiel hanabi (pyspiel, 3 players, observation tensor per decision): {hanabi:,.0f} decisions/s")
         print(f"ratio, 1,024 games on {min(2, max_threads())} threads to OpenSpiel hanabi: {ours / hanabi:.1f}")
@@ -255,22 +268,25 @@ def bench_batch(runs: int) -> dict[str, float]:
         print("open_spiel is not installed: no Hanabi comparison (pip install '.[bench]')")
     peers = aec_peers()
     if "hanabi_v5 (2 players)" in peers:
-        hanabi_v5, _ = median_rates(lambda _, g, s: time_aec(peers["hanabi_v5 (2 players)"], g, s), 0, 20, runs)
+        hanabi_v5, _ = median_rates(lambda _, t, s: time_aec(peers["hanabi_v5 (2 players)"], t, s), 0, seconds, runs)
         figures["hanabi_v5"] = hanabi_v5
         print(f"PettingZoo hanabi_v5 (2 players, AEC loop): {hanabi_v5:,.0f} steps/s")
         print(f"ratio, 1,024 games on {min(2, max_threads())} threads to hanabi_v5: {ours / hanabi_v5:.1f}")
     return figures
 
 
-def bench_env(games: int, runs: int) -> None:
+def bench_env(seconds: float, runs: int) -> None:
     print(
-        f"PettingZoo AEC loop, random legal play, observation + mask every step; median of {runs} runs of {games} games"
+        f"PettingZoo AEC loop, random legal play, observation + mask every step; median of {runs} runs of {seconds:g} s"
     )
-    print(f"{'env':<26} | {'steps/s':>9} | {'games/s':>8}")
+    print(f"{'env':<26} | {'steps/s':>9} | {'games/s':>8} | {'in reset':>8}")
     rates = {}
     for name, make_env in aec_peers().items():
-        rates[name], games_rate = median_rates(lambda _, g, s, m=make_env: time_aec(m, g, s), 0, games, runs)
-        print(f"{name:<26} | {rates[name]:>9,.0f} | {games_rate:>8,.1f}")
+        results = [time_aec(make_env, seconds, 1000 * run) for run in range(runs)]
+        rates[name] = statistics.median(steps / took for steps, _, took, _ in results)
+        games_rate = statistics.median(games / took for _, games, took, _ in results)
+        in_reset = statistics.median(reset / took for _, _, took, reset in results)
+        print(f"{name:<26} | {rates[name]:>9,.0f} | {games_rate:>8,.1f} | {in_reset:>8.1%}")
     ours = rates["tranquility 3 players"]
     for peer in ("hanabi_v5 (2 players)", "connect_four_v3"):
         if peer in rates:

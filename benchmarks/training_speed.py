@@ -1,12 +1,12 @@
-"""Training speed: ``python -m tranquility_env.training.speed [--runs 3]`` (``make bench`` runs it).
+"""Training speed: ``python benchmarks/training_speed.py [--runs 3]`` (``make bench`` runs it; not
+part of the installed package).
 
 - MAPPO, 3 players, the default network and update settings: env steps/s of the trainer on the
-  batched engine, on the one-game path (``engine=game``: the same loop over ``Game`` objects
-  stepped in Python), and of the trainer as it was before the batched engine and the lighter
-  networks (commit ``PRE_BATCH``, installed from this checkout's git history into a temporary
-  folder); the update loop alone (``charts/SPS_update_only``, the ceiling with free games and
-  inference) and the share of the time games and the rollout's inference take. Each is counted
-  from the end of a run's first update (``steady_rate``, ``steady_split``).
+  batched engine and on the one-game path (``engine=game``: the same loop over ``Game`` objects
+  stepped in Python); the update loop alone (``charts/SPS_update_only``, the ceiling with free
+  games and inference) and the share of the time games and the rollout's inference take. Each is
+  counted from the end of a run's first update (``steady_rate``, ``steady_split``). (The trainer
+  before the batched engine is history now: its figure stays in ``docs/speed.md``.)
 - MaskablePPO with ``tranquility train``'s network and update settings (no imitation): on
   ``TeamVecEnv`` (64 games in-process), and as the trainer ran before the batched engine, SB3's
   ``SubprocVecEnv`` over 2 ``TeamEnv`` copies with 1,024 steps each per update, sb3-contrib's
@@ -21,17 +21,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-# The last commit before the batched engine and the lighter networks: the trainer they are measured against.
-PRE_BATCH = "ba8da81"
 MAPPO_STEPS = 2048 * 12  # 12 updates of the default 2,048 samples
 
 
@@ -58,7 +53,7 @@ def mappo_run(engine: str, steps: int) -> dict[str, float]:
     from tranquility_env.training.mappo import MappoConfig, train
 
     with tempfile.TemporaryDirectory() as folder:
-        cfg = MappoConfig(
+        cfg = MappoConfig.make(
             players=3,
             engine=engine,
             total_steps=steps,
@@ -91,41 +86,6 @@ def steady_split(charts: Any) -> dict[str, float]:
     }
 
 
-def install_pre_batch(folder: Path) -> Path | None:
-    """The package at commit ``PRE_BATCH``, from the git history of the checkout in the working
-    directory, installed (without dependencies: it needs none this one lacks) into
-    ``folder``/lib; None outside a git checkout."""
-    source, lib = folder / "source", folder / "lib"
-    source.mkdir()
-    try:
-        archive = subprocess.run(["git", "archive", PRE_BATCH], capture_output=True)
-    except FileNotFoundError:  # no git on this machine
-        return None
-    if archive.returncode != 0:
-        return None
-    subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
-    subprocess.run([*pip, "--target", str(lib), str(source)], check=True, capture_output=True)
-    return lib
-
-
-def pre_batch_mappo_run(lib: Path, steps: int) -> dict[str, float]:
-    """One short run of the MAPPO trainer installed in ``lib`` (``install_pre_batch``), in a
-    process of its own with the same settings as ``mappo_run``; its speed (``steady_rate``)."""
-    with tempfile.TemporaryDirectory() as folder:
-        keys = [f"checkpoints_dir={folder}/checkpoints", f"logs_dir={folder}/runs", "run=speed"]
-        keys += ["players=3", f"total_steps={steps}", "checkpoint_every=1000000000", "eval_every=1000000000"]
-        keys += ["final_eval_games=1"]
-        subprocess.run(
-            [sys.executable, "-m", "tranquility_env.training.mappo", *keys],
-            cwd=folder,  # not this checkout, whose package ``-m`` would find first
-            env=os.environ | {"PYTHONPATH": str(lib)},
-            check=True,
-            capture_output=True,
-        )
-        return {"SPS": steady_rate(read_charts(Path(folder) / "runs" / "speed"))}
-
-
 def maskable_ppo_rate(batched: bool, updates: int) -> float:
     """Env steps/s of MaskablePPO.learn with ``tranquility train``'s settings."""
     import dataclasses
@@ -136,7 +96,7 @@ def maskable_ppo_rate(batched: bool, updates: int) -> float:
     from tranquility_env import TeamEnv
     from tranquility_env.training.train import TrainConfig, make_envs, new_model
 
-    cfg = TrainConfig(players=3, pretrain_games=0)
+    cfg = TrainConfig.make(players=3, pretrain_games=0)
     if batched:
         model = new_model(cfg, make_envs(cfg))
     else:  # the trainer before the batched engine: 2 processes, one core each for torch and the games
@@ -163,14 +123,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--runs must be at least 1")
     torch.set_num_threads(2)
 
-    with tempfile.TemporaryDirectory() as folder:
-        lib = install_pre_batch(Path(folder))
-        runs: dict[str, list[dict[str, float]]] = {"batch": [], "game": [], "pre-batch": []}
-        for _ in range(args.runs):
-            runs["batch"].append(mappo_run("batch", MAPPO_STEPS))
-            runs["game"].append(mappo_run("game", MAPPO_STEPS))
-            if lib is not None:
-                runs["pre-batch"].append(pre_batch_mappo_run(lib, MAPPO_STEPS))
+    runs: dict[str, list[dict[str, float]]] = {"batch": [], "game": []}
+    for _ in range(args.runs):
+        runs["batch"].append(mappo_run("batch", MAPPO_STEPS))
+        runs["game"].append(mappo_run("game", MAPPO_STEPS))
 
     def median(engine: str, name: str) -> float:
         return statistics.median(r[name] for r in runs[engine])
@@ -183,12 +139,6 @@ def main(argv: list[str] | None = None) -> None:
             f" | {median(engine, 'rollout share'):>16.1%}"
         )
     print(f"ratio, batched engine to the one-game path: {median('batch', 'SPS') / median('game', 'SPS'):.2f}")
-    if lib is None:
-        print(f"the trainer before the batched engine: not run (commit {PRE_BATCH} needs a git checkout)")
-    else:
-        print(f"{'before the batched engine (commit ' + PRE_BATCH + ')':<46} | {median('pre-batch', 'SPS'):>6,.0f} |")
-        ratio = median("batch", "SPS") / median("pre-batch", "SPS")
-        print(f"ratio, batched engine to the trainer before it: {ratio:.2f}")
 
     rates: dict[bool, list[float]] = {True: [], False: []}
     for _ in range(args.runs):
