@@ -110,11 +110,12 @@ def test_play_at_the_terminal_takes_every_field(table: dict, tmp_path: Path) -> 
 @pytest.mark.parametrize("table", TABLES, ids=IDS)
 def test_serve_deals_every_field_from_its_options_or_a_request(table: dict, tmp_path: Path) -> None:
     pytest.importorskip("starlette")
+    from tranquility_env.table_args import table_fields
     from tranquility_env.web import app as web
 
     from web_client import browser
 
-    parser_table = web.table_fields(_serve_args([*set_args(table), "--players", str(table["players"])]))
+    parser_table = table_fields(_serve_args([*set_args(table), "--players", str(table["players"])]))
     for client, body in (
         (browser(web.create_app(tmp_path / "a", table=parser_table, pace=0)), {}),  # the server's table
         (browser(web.create_app(tmp_path / "b", pace=0)), table),  # a request's

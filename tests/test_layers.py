@@ -145,3 +145,32 @@ def test_a_command_whose_extra_is_missing_says_which_extra_to_install() -> None:
     assert done.returncode == 2 and "tranquility play needs the play extra (pip install '.[play]'" in done.stderr
     unknown = subprocess.run([sys.executable, "-c", script, "fly"], capture_output=True, text=True, cwd=ROOT / "tests")
     assert unknown.returncode == 2 and "usage: tranquility {train,mappo,ippo" in unknown.stderr
+
+
+def test_every_module_says_what_it_offers_and_nothing_else_is_used_from_outside() -> None:
+    """Each module's ``__all__`` names what others may use; a name used from outside (imported, read
+    as an attribute, named by an entry point) that is not in it is an internal leaking out."""
+    from public_names import package_modules, used_names
+
+    used = used_names()
+    problems = []
+    for name, path in package_modules().items():
+        tree = ast.parse(path.read_text())
+        declared = [
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        ]
+        if not declared:
+            problems.append(f"{name}: no __all__")
+            continue
+        offered = set(ast.literal_eval(declared[0]))
+        defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        defined |= {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        defined |= {
+            (a.asname or a.name) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names
+        }
+        lazy = any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
+        problems += [f"{name}: __all__ names {n!r}, which it does not define" for n in offered - defined if not lazy]
+        problems += [f"{name}: {n!r} is used from outside but not in __all__" for n in sorted(used[name] - offered)]
+    assert problems == []

@@ -38,6 +38,8 @@ from tranquility_env.rules.config import Config
 from tranquility_env.table_args import parse_fields
 from tranquility_env.tasks import Task
 
+__all__ = ["ALGORITHMS", "PROTOCOL_VERSION", "main", "run", "trainer"]
+
 PROTOCOL_VERSION = 2  # 2: smaller default budgets (docs/benchmark.md says why)
 CUSTOM = "custom"  # the task name of a table given with --custom
 Train = Callable[[Task, int, int, Path], str]

@@ -20,6 +20,24 @@ from tranquility_env import Config, checkpoint
 from tranquility_env.bots import make_bot
 from tranquility_env.tasks import EVALUATION_DEALS, EVALUATION_GAMES, TUNING_DEALS
 
+__all__ = [
+    "RunConfig",
+    "check_fields",
+    "check_resume",
+    "evaluate_checkpoint",
+    "export_actor",
+    "final_table",
+    "load_config",
+    "log_evaluation",
+    "run_trainer",
+    "run_values",
+    "save_actor",
+    "save_config",
+    "torch_activation",
+    "trainer_parser",
+    "weight_pairs",
+]
+
 C = TypeVar("C", bound="RunConfig")
 
 

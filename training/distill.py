@@ -59,6 +59,8 @@ from tranquility_env.training.evaluate import evaluate, imap_jobs, markdown, sea
 from tranquility_env.training.mappo import Actor
 from tranquility_env.views import LazySeatView
 
+__all__ = ["MAX_CANDIDATES", "DistillConfig", "agreement", "fit", "likeliest", "main", "targets"]
+
 TEACHERS = ("own-search", "search")
 MAX_CANDIDATES = 16  # candidates kept of a search (the heuristic's default: 6)
 

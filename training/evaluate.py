@@ -43,6 +43,20 @@ from tranquility_env.rules.mountain import EMPTY
 from tranquility_env.table_args import add_table_arguments, table_from_args
 from tranquility_env.tasks import EVALUATION_DEALS
 
+__all__ = [
+    "adhoc",
+    "arrangements",
+    "cross_play",
+    "evaluate",
+    "imap_jobs",
+    "main",
+    "markdown",
+    "partner_list",
+    "seat_team",
+    "wilson",
+    "with_partner",
+]
+
 
 @dataclass
 class TeamResult:

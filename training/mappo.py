@@ -51,6 +51,21 @@ from tranquility_env.training.common import (
     weight_pairs,
 )
 
+__all__ = [
+    "Actor",
+    "Critic",
+    "IppoConfig",
+    "MappoConfig",
+    "critic_inputs",
+    "ippo_main",
+    "live_inputs",
+    "main",
+    "padded",
+    "rollout_policy",
+    "sample",
+    "train",
+]
+
 # ------------------------------------------------------------------------------ the config
 # What the critic sees -> its input size: the global state and the acting seat, or the seat's observation.
 CRITICS = {"global": encoding.STATE_SIZE + encoding.MAX_PLAYERS, "local": encoding.OBSERVATION_SIZE}

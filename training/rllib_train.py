@@ -39,6 +39,8 @@ from tranquility_env.training.common import (
     trainer_parser,
 )
 
+__all__ = ["RllibConfig", "main"]
+
 
 @dataclass
 class RllibConfig(RunConfig):

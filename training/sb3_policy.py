@@ -19,6 +19,8 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical, Maska
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch.distributions import Distribution
 
+__all__ = ["MaskedOncePolicy"]
+
 
 def masked_categorical(logits: torch.Tensor, masks: Any) -> MaskableCategorical:
     """A ``MaskableCategorical`` over ``logits`` (one row per state) with ``masks`` applied

@@ -43,6 +43,20 @@ from tranquility_env.training.common import (
     trainer_parser,
 )
 
+__all__ = [
+    "TrainConfig",
+    "compiled_teachers",
+    "gather",
+    "imitate",
+    "main",
+    "make_envs",
+    "new_model",
+    "person_decisions",
+    "teacher_games",
+    "teacher_games_compiled",
+    "value_and_log_prob",
+]
+
 
 # ------------------------------------------------------------------------------ the config
 @dataclass

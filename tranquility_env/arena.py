@@ -9,6 +9,8 @@ from tranquility_env.bots import Bot
 from tranquility_env.rules.game import ONGOING, Game
 from tranquility_env.views import LazySeatView
 
+__all__ = ["bot_action", "play_until"]
+
 
 def bot_action(game: Game, bot: Bot) -> int:
     """The action ``bot`` chooses for the seat to act: observation, mask and readable view."""

@@ -42,6 +42,8 @@ from tranquility_env import encoding
 from tranquility_env.rules import RULES_VERSION, actions
 from tranquility_env.rules.config import Config
 
+__all__ = ["ACTIVATIONS", "CheckpointError", "encoding", "load", "save"]
+
 FORMAT, VERSION = "tranquility-bot", 2
 STORAGES = ("int8", "float16")  # how weight matrices are stored (``weights`` in bot.json)
 WEIGHTS, DESCRIPTION = "policy.safetensors", "bot.json"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+__all__ = ["main"]
+
 COMMANDS = {  # command -> (module, function, the extra it needs)
     "train": ("tranquility_env.training.train", "main", "train"),
     "mappo": ("tranquility_env.training.mappo", "main", "train"),

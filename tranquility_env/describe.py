@@ -7,6 +7,8 @@ from tranquility_env.rules import actions
 from tranquility_env.rules import mountain as mrules
 from tranquility_env.rules.game import Game
 
+__all__ = ["cost", "public"]
+
 
 def cost(game: Game, action: int) -> str:
     """What a move costs, in cards paid or discarded, as the player sees it before choosing."""

@@ -27,6 +27,31 @@ from tranquility_env.rules.game import EMPTY, HERD_PENDING, MOVE_PENDING, ONGOIN
 from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 from tranquility_env.views import unseen_in_game
 
+__all__ = [
+    "MAX_OBJECTIVES",
+    "MAX_PLAYERS",
+    "N_PANORAMA",
+    "OBSERVATION_HIGH",
+    "OBSERVATION_LAYOUT",
+    "OBSERVATION_SIZE",
+    "PRIVATE_LAYOUT",
+    "PRIVATE_SIZE",
+    "PUBLIC_LAYOUT",
+    "PUBLIC_SIZE",
+    "ROW_FEATURES",
+    "SIZES",
+    "SLOT_FEATURES",
+    "STATE_HIGH",
+    "STATE_SIZE",
+    "VERSION",
+    "_CARD_ROWS",
+    "action_mask",
+    "clear_cache",
+    "observation",
+    "offsets",
+    "state",
+]
+
 VERSION = 1  # the layout below; raised by any change to what an observation or state holds
 SIZES = {1: 1941}  # the observation size of every version so far (a checkpoint that names no version)
 MAX_PLAYERS = 5

@@ -31,6 +31,8 @@ from tranquility_env.rules.game import ONGOING, Game, IllegalMove
 from tranquility_env.table_args import add_table_arguments, table_from_args
 from tranquility_env.views import seat_view
 
+__all__ = ["main", "replay_main", "seat_bots"]
+
 
 def seat_bots(names: list[str], config: Config, human: int, seed: int) -> tuple[dict[int, Bot], list[str]]:
     """The bots of the seats other than ``human`` and every seat's name (``policy`` is the shipped

@@ -17,6 +17,8 @@ from tranquility_env.rules import board, cards
 from tranquility_env.rules import mountain as mrules
 from tranquility_env.rules.board import ROW_SLOTS, ROWS
 
+__all__ = ["ansi", "rgb_array", "table"]
+
 STYLE = {"G": "bold green", "B": "bold blue", "R": "bold red", None: "yellow"}
 _RGB = {"G": (46, 139, 87), "B": (65, 105, 225), "R": (205, 55, 55), None: (150, 150, 150)}
 CELL = 7  # characters per slot in the text pyramid

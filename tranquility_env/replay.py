@@ -25,6 +25,8 @@ from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import Game, IllegalMove
 from tranquility_env.safe_json import shown
 
+__all__ = ["ENDS", "MAX_MOVES", "Replay", "ReplayWriter", "load_game", "parse", "read"]
+
 VERSION = 2
 READS = (1, 2)
 ENDS = ("won", "lost", "quit")

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["depth", "loads", "shown"]
+
 MAX_DIGITS = 30
 SHOWN = 100  # characters of a bad value an error quotes
 # A string, or an unclosed one to the end: every match attempt at a quote succeeds, so the scan is

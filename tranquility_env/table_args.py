@@ -11,6 +11,8 @@ from typing import Any
 
 from tranquility_env.rules.config import Config
 
+__all__ = ["add_table_arguments", "parse_fields", "table_fields", "table_from_args"]
+
 
 def add_table_arguments(parser: argparse.ArgumentParser, players: int = 3) -> None:
     """The table's options on ``parser``; ``players`` is the default player count."""

@@ -15,6 +15,18 @@ from dataclasses import dataclass
 from tranquility_env import encoding, rules
 from tranquility_env.rules.config import Config
 
+__all__ = [
+    "EVALUATION_DEALS",
+    "EVALUATION_GAMES",
+    "TASKS",
+    "TRAINING_DEALS",
+    "TUNING_DEALS",
+    "Task",
+    "rules",
+    "task",
+    "training_deal",
+]
+
 TUNING_DEALS = 500_000  # deals 500,000 .. 999,999: for choosing settings
 EVALUATION_DEALS = 1_000_000  # deals 1,000,000 .. 1,999,999: for results only
 TRAINING_DEALS = 10**10  # training runs deal from here on (seed s: TRAINING_DEALS + s * 10**6 ...)

@@ -19,6 +19,17 @@ from tranquility_env.rules import cards
 from tranquility_env.rules.game import Game
 from tranquility_env.rules.mountain import EMPTY
 
+__all__ = [
+    "LazySeatView",
+    "sample_game",
+    "sample_hidden",
+    "seat_view",
+    "unseen_cards",
+    "unseen_counts",
+    "unseen_in_game",
+    "unseen_pool",
+]
+
 
 def seat_view(game: Game, seat: int) -> dict[str, Any]:
     """The table as ``seat`` sees it; ``legal_moves`` only when it is that seat's decision."""

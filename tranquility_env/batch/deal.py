@@ -18,6 +18,8 @@ from tranquility_env.batch import rules
 from tranquility_env.rules import cards
 from tranquility_env.rules.config import Config
 
+__all__ = ["MAX_SEED", "deal", "new_mt", "pool_of"]
+
 N, M = 624, 397
 MASK32 = 0xFFFFFFFF
 MATRIX_A, UPPER, LOWER = 0x9908B0DF, 0x80000000, 0x7FFFFFFF

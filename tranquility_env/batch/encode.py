@@ -55,6 +55,8 @@ from tranquility_env.rules.board import N_POS, ROWS
 from tranquility_env.rules.cards import BRIDGE, N_ASCENT, N_KINDS
 from tranquility_env.rules.status import HERD_PENDING, MOVE_PENDING
 
+__all__ = ["action_mask", "observation", "state", "unseen_counts"]
+
 CARD_ROWS = np.ascontiguousarray(encoding._CARD_ROWS)  # row K: an empty slot
 F = encoding.SLOT_FEATURES
 N_PANORAMA = encoding.N_PANORAMA

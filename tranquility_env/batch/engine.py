@@ -28,6 +28,8 @@ from tranquility_env.rules.game import Game, IllegalMove, rope_shuffle
 from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 from tranquility_env.views import unseen_in_game
 
+__all__ = ["GameBatch", "check_actions", "max_threads", "refusal", "write_cards"]
+
 K = cards.N_KINDS
 
 

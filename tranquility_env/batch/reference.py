@@ -18,6 +18,8 @@ from tranquility_env.rules import actions
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import Game
 
+__all__ = ["GameList"]
+
 _STATUS = {name: code for code, name in enumerate(L.STATUS_NAMES)}
 
 

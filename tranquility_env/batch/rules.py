@@ -66,6 +66,23 @@ from tranquility_env.rules.board import N_SLOTS, ROWS, SUMMIT_POS
 from tranquility_env.rules.cards import BRIDGE, CAMP, N_ASCENT, N_KINDS, ROPE, SUMMIT
 from tranquility_env.rules.status import HERD_PENDING, MOVE_PENDING, NO_PENDING, PAY_PENDING
 
+__all__ = [
+    "apply",
+    "cards_on_mountain",
+    "difference",
+    "finish_rope",
+    "generate",
+    "goats_on_row8",
+    "has_green_path",
+    "is_legal",
+    "open_pos",
+    "play_penalty",
+    "reference",
+    "refill",
+    "refresh_all",
+    "start_turn",
+]
+
 EMPTY = -1
 CAMP_G = CAMP[0]
 PLAY_BRIDGE, PLAY_SUMMIT, CAMP_ID = A.FIRST[A.PLAY_BRIDGE], A.FIRST[A.PLAY_SUMMIT], A.FIRST[A.CAMP]

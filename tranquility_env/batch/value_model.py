@@ -54,6 +54,8 @@ from tranquility_env.rules import actions as A
 from tranquility_env.rules.board import N_POS, N_SLOTS, ROWS
 from tranquility_env.rules.cards import BRIDGE, CAMP, N_ASCENT, N_KINDS, ROPE, SUMMIT
 
+__all__ = ["choices", "exact", "filled", "play_out"]
+
 assert MOUNTAIN == 0  # the mountain leads a row, so ``rules``' mountain scans take a bare mountain too
 EMPTY = -1
 NEUMAIER = sys.version_info >= (3, 12)  # CPython's sum() of floats compensates from 3.12 on

@@ -29,6 +29,7 @@ from tranquility_env.bots.value_model import ValueModel
 from tranquility_env.rules.config import Config
 
 __all__ = [
+    "POLICY_KINDS",
     "SHIPPED_BOTS",
     "Bot",
     "HeuristicBot",

@@ -14,6 +14,8 @@ from tranquility_env.bots.search import best_by_rollouts
 from tranquility_env.bots.value_model import ValueModel
 from tranquility_env.rules.game import ONGOING, Game
 
+__all__ = ["PLAYER_DEFAULTS", "HeuristicBot"]
+
 # The settings whose default depends on the player count (a constructor argument left None takes
 # its value here). Solo, a seat sees every card but its deck's order, and no teammate shares the
 # cost of the plays, so the search starts earlier and the value model weighs a few terms apart.

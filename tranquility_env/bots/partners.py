@@ -15,6 +15,8 @@ from typing import Any
 from tranquility_env.bots.heuristic import HeuristicBot
 from tranquility_env.bots.random_bot import RandomBot
 
+__all__ = ["PARTNERS", "names", "partner_bot"]
+
 
 @dataclass(frozen=True)
 class Partner:

@@ -15,6 +15,8 @@ from threadpoolctl import ThreadpoolController
 from tranquility_env import checkpoint
 from tranquility_env.rules.config import Config
 
+__all__ = ["PolicyBot", "load_policy", "one_blas_thread"]
+
 
 class PolicyBot:
     """A learned policy loaded from a bot checkpoint (``checkpoint.py``): an MLP over the

@@ -15,6 +15,8 @@ from tranquility_env.bots.policy import PolicyBot, one_blas_thread
 from tranquility_env.bots.search import best_by_rollouts
 from tranquility_env.rules import board
 
+__all__ = ["PolicyWithSearchBot"]
+
 
 class PolicyWithSearchBot:
     """A learned policy with an end-game search: ``policy`` decides until ``heuristic`` would

@@ -13,6 +13,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+__all__ = ["Bot"]
+
 
 @runtime_checkable
 class Bot(Protocol):

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["RandomBot"]
+
 
 class RandomBot:
     """Uniform over the legal actions."""

@@ -16,6 +16,8 @@ from tranquility_env.bots.value_model import ValueModel
 from tranquility_env.rules import actions
 from tranquility_env.rules.game import Game
 
+__all__ = ["top_choices"]
+
 TOP = 3
 
 

@@ -15,6 +15,8 @@ from tranquility_env.batch.engine import write_cards
 from tranquility_env.batch.layout import WON
 from tranquility_env.views import sample_game, sample_hidden, unseen_pool
 
+__all__ = ["WIN_SCORE", "best_by_rollouts", "rollout_scores"]
+
 WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 
 

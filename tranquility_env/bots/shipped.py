@@ -10,6 +10,8 @@ from pathlib import Path
 
 import tranquility_env.checkpoints
 
+__all__ = ["SHIPPED_BOTS", "shipped_bot"]
+
 SHIPPED = Path(next(iter(tranquility_env.checkpoints.__path__))) / "shipped"
 SHIPPED_BOTS = {1: "p1_distill_mappo", 2: "p2_distill", 3: "p3_distill", 4: "p4_distill", 5: "p5_distill"}
 

@@ -19,6 +19,8 @@ from tranquility_env.rules import mountain as mrules
 from tranquility_env.rules.game import Game
 from tranquility_env.views import unseen_counts, unseen_in_game
 
+__all__ = ["ValueModel"]
+
 _SUB_DECISIONS = {actions.PAY, actions.MOVE, actions.STEP, actions.STOP}
 
 

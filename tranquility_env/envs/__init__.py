@@ -5,3 +5,5 @@
 - ``options``: what both share: options, team reward, ``render()``.
 - ``registration``: the ids ``tranquility_env`` registers with gymnasium and PettingZoo.
 """
+
+__all__ = []

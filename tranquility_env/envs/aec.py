@@ -119,6 +119,8 @@ from tranquility_env.rules import actions
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import ONGOING, Game
 
+__all__ = ["env", "new_game", "raw_env"]
+
 
 def env(**kwargs: Any) -> AECEnv:
     """The environment in PettingZoo's order-enforcing wrapper. (No AssertOutOfBoundsWrapper: the

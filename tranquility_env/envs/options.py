@@ -19,6 +19,8 @@ from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import WON, Game, IllegalMove
 from tranquility_env.views import seat_view
 
+__all__ = ["RENDER_MODES", "EnvOptions", "check_teammates", "frame", "parse_env_kwargs", "team_step"]
+
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
 

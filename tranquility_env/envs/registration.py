@@ -3,6 +3,8 @@ and those packages are installed."""
 
 from __future__ import annotations
 
+__all__ = ["TEAM_ID", "register"]
+
 AEC_ID = "tranquility/ascent-v1"
 TEAM_ID = "tranquility_env/TeamAscent-v1"
 

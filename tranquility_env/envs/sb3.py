@@ -22,6 +22,8 @@ from tranquility_env.bots import Bot
 from tranquility_env.envs.vector import TeamBatch
 from tranquility_env.rules import actions
 
+__all__ = ["TeamVecEnv"]
+
 
 class TeamVecEnv(VecEnv):
     def __init__(

@@ -31,6 +31,8 @@ from tranquility_env.envs.options import RENDER_MODES, check_teammates, frame, p
 from tranquility_env.rules import actions
 from tranquility_env.rules.game import ONGOING, Game
 
+__all__ = ["TeamEnv"]
+
 
 class TeamEnv(gymnasium.Env):
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}  # noqa: RUF012 (gymnasium's attribute)

@@ -43,6 +43,8 @@ from tranquility_env.rules import actions, cards
 from tranquility_env.rules.board import N_SLOTS
 from tranquility_env.rules.game import IllegalMove
 
+__all__ = ["ENGINES", "TeamBatch", "TeamVectorEnv"]
+
 _PAY = actions.FIRST[actions.PAY]
 
 

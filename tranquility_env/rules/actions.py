@@ -29,6 +29,27 @@ from __future__ import annotations
 
 from tranquility_env.rules import board, cards
 
+__all__ = [
+    "CAMP",
+    "DECODE",
+    "DISCARD",
+    "DISCARD_ID",
+    "FIRST",
+    "HERD",
+    "MOVE",
+    "N_ACTIONS",
+    "PAY",
+    "PLAY",
+    "PLAY_BRIDGE",
+    "PLAY_SUMMIT",
+    "ROPE",
+    "STEP",
+    "STOP",
+    "camp_id",
+    "from_string",
+    "to_string",
+]
+
 PLAY, PLAY_BRIDGE, PLAY_SUMMIT, CAMP, MOVE, DISCARD, PAY, ROPE, HERD, STEP, STOP = range(11)
 
 _S = board.N_SLOTS

@@ -7,6 +7,20 @@ from __future__ import annotations
 
 import re
 
+__all__ = [
+    "N_POS",
+    "N_SLOTS",
+    "POS_COL",
+    "POS_NAME",
+    "POS_ROW",
+    "ROWS",
+    "ROW_SLOTS",
+    "ROW_START",
+    "SUMMIT_POS",
+    "parse_pos",
+    "pos",
+]
+
 ROWS = 8
 SUMMIT_POS = 44
 N_POS = 45

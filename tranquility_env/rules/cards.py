@@ -24,6 +24,23 @@ from collections import Counter
 
 from tranquility_env.rules.tables import GOAT_COPIES
 
+__all__ = [
+    "BRIDGE",
+    "CAMP",
+    "COLOUR",
+    "HAS_GOAT",
+    "IS_CAMP",
+    "NAME",
+    "NUMBER",
+    "N_ASCENT",
+    "N_KINDS",
+    "PLAIN",
+    "ROPE",
+    "SUMMIT",
+    "game_deck",
+    "parse_card",
+]
+
 COLOURS = "GBR"
 NUMBERS = range(1, 13)
 

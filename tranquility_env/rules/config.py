@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["Config"]
+
 # field -> (type, smallest, largest); bounds are inclusive.
 _BOUNDS: dict[str, tuple[type, int, int]] = {
     "players": (int, 1, 5),

@@ -37,6 +37,7 @@ __all__ = [
     "WON",
     "Game",
     "IllegalMove",
+    "rope_shuffle",
 ]
 
 _PLAY_BRIDGE, _PLAY_SUMMIT = A.FIRST[A.PLAY_BRIDGE], A.FIRST[A.PLAY_SUMMIT]

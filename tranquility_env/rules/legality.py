@@ -16,6 +16,8 @@ from tranquility_env.rules.cards import BRIDGE, COLOUR, N_ASCENT, NAME, NUMBER, 
 from tranquility_env.rules.mountain import EMPTY
 from tranquility_env.rules.status import HERD_PENDING, MOVE_PENDING, ONGOING, PAY_PENDING
 
+__all__ = ["why_illegal"]
+
 _VERB = {
     A.PLAY: "play",
     A.PLAY_BRIDGE: "play",

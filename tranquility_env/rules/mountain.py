@@ -13,6 +13,21 @@ import numpy as np
 from tranquility_env.rules.board import N_POS, N_SLOTS, POS_ROW, ROW_SLOTS, ROW_START, ROWS
 from tranquility_env.rules.cards import BRIDGE, COLOUR, N_ASCENT, NUMBER
 
+__all__ = [
+    "EMPTY",
+    "cards_on_mountain",
+    "difference",
+    "green_path",
+    "kind_penalties",
+    "left_reference",
+    "move_penalty",
+    "open_slot_facts",
+    "open_slots",
+    "play_penalty",
+    "reference",
+    "row_lengths",
+]
+
 EMPTY = -1
 
 

@@ -22,6 +22,8 @@ from tranquility_env.rules.mountain import EMPTY
 from tranquility_env.rules.status import HERD_PENDING, LOST, MOVE_PENDING, NO_PENDING, ONGOING, PAY_PENDING, WON
 from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 
+__all__ = ["check_mountain", "parse_state", "state_to_dict"]
+
 _KEYS = {"config", "mountain", "goats", "players", "removed", "panorama", "current", "pending", "status", "turn"}
 _OPTIONAL = {"goats"}
 _PENDING_KEYS = {"pay": {"kind", "owed"}, "move": {"kind", "card", "from"}, "herd": {"kind", "at", "steps", "owed"}}

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+__all__ = ["GOAT_COPIES", "PANORAMA_SEQUENCES"]
+
 # S3: one copy of each number n carries a goat; its colour is G if n % 3 == 1, B if 2, R if 0.
 # Written as a literal table (not the formula) so that it reads like the rulebook's data.
 GOAT_COPIES: dict[int, str] = {

@@ -33,6 +33,8 @@ from tranquility_env.web.owners import Tokens
 from tranquility_env.web.replay_routes import ReplayRoutes
 from tranquility_env.web.replay_store import MAX_FILES, ReplayStore
 
+__all__ = ["create_app", "is_loopback", "main"]
+
 STATIC = Path(__file__).parent / "static"
 
 

@@ -13,6 +13,8 @@ from starlette.responses import JSONResponse
 
 from tranquility_env.web.errors import Refused, shown
 
+__all__ = ["api", "http_error", "owner_of"]
+
 
 class AsciiJSON(JSONResponse):
     """JSON with every non-ASCII character escaped: whatever text a value holds, it is written out."""

@@ -28,6 +28,8 @@ from tranquility_env.web.games import Games
 from tranquility_env.web.replay_store import ReplayStore
 from tranquility_env.web.session import MoveRefused, TableSession
 
+__all__ = ["GameRoutes"]
+
 BOT_NAMES = ("policy", "policy+search", "policy+own-search", "heuristic", "heuristic-no-search", "random")
 NEW_GAME_KEYS = ("seat", "bots", *Config.fields())
 

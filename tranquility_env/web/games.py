@@ -13,6 +13,8 @@ from collections.abc import Callable
 from tranquility_env.web.errors import Refused
 from tranquility_env.web.session import TableSession
 
+__all__ = ["CAP", "IDLE", "PER_OWNER", "Games"]
+
 PER_OWNER = 4
 CAP = 64
 IDLE = 30 * 60.0  # seconds

@@ -23,6 +23,8 @@ from starlette.datastructures import Headers
 from tranquility_env.web.errors import Refused, shown
 from tranquility_env.web.owners import COOKIE, Tokens
 
+__all__ = ["Guard"]
+
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 SAFE_METHODS = ("GET", "HEAD")
 SECURITY_HEADERS = (

@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+__all__ = ["chromium", "chromium_found", "served"]
+
 # As the workplace's own checks start it: without the background-networking flags Chromium keeps
 # reaching for hosts this machine cannot reach.
 CHROMIUM_FLAGS = (

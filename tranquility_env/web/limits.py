@@ -13,6 +13,8 @@ from starlette.requests import Request
 from tranquility_env import safe_json
 from tranquility_env.web.errors import Refused, shown
 
+__all__ = ["MAX_UPLOAD", "count", "json_body", "parse_object", "query", "read_body"]
+
 MAX_BODY = 16_000  # bytes of an API request's body (a move is under 100)
 MAX_UPLOAD = 2_000_000  # bytes of an uploaded replay file's request
 MAX_DEPTH = 4  # nesting of a request's JSON ({"bots": [...]} is 2)

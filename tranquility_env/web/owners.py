@@ -13,6 +13,8 @@ import hmac
 import re
 import secrets
 
+__all__ = ["COOKIE", "Tokens"]
+
 COOKIE = "tranquility_session"
 _TOKEN = re.compile(r"([A-Za-z0-9_-]{32})\.[0-9a-f]{43}")
 

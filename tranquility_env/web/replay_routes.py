@@ -18,6 +18,8 @@ from tranquility_env.web.endpoints import api, owner_of
 from tranquility_env.web.errors import Refused
 from tranquility_env.web.replay_store import ReplayStore
 
+__all__ = ["ReplayRoutes"]
+
 
 class ReplayRoutes:
     """The replay endpoints over ``store``."""

@@ -30,6 +30,8 @@ from tranquility_env.web.errors import Refused, shown
 from tranquility_env.web.limits import MAX_UPLOAD
 from tranquility_env.web.session import TableSession
 
+__all__ = ["MAX_FILES", "OPEN_PER_OWNER", "ReplayStore", "parse"]
+
 MAX_FILES = 1000  # the server's own replay files kept in the folder
 OPEN_PER_OWNER = 8  # replays a browser has open at once
 OPEN_CAP = 64  # replays open at once on the server

@@ -26,6 +26,8 @@ from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import ONGOING, Game, IllegalMove
 from tranquility_env.views import seat_view
 
+__all__ = ["MoveRefused", "TableSession"]
+
 MAX_MOVE = 64  # characters of a move's text (the longest is under 30)
 
 

@@ -13,6 +13,8 @@ from tranquility_env.describe import public
 from tranquility_env.replay import Replay
 from tranquility_env.views import seat_view
 
+__all__ = ["frames"]
+
 
 def frames(replay: Replay, seat: int | None) -> list[dict[str, Any]]:
     """One frame per position, the deal first; ``seat`` None is the omniscient view."""
