@@ -336,16 +336,21 @@ def test_a_replay_file_with_markup_is_shown_as_text_and_runs_nothing(
     assert browser.find_elements(By.CSS_SELECTOR, "img") == []
 
 
+def start_a_solo_game(driver: object, url: str) -> str:
+    """A new solo game from the page's form, once its first moves are shown; its id."""
+    driver.get(url)
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    choose(driver, "players", "1")
+    driver.find_element(By.ID, "start").click()
+    wait(driver, lambda d: d.execute_script("return game && game.moves.length > 0;"))
+    return driver.execute_script("return game.id;")
+
+
 def test_a_second_browser_sees_none_of_the_first_ones_games_or_replays(
     server: tuple[str, object], browser: object, tmp_path: Path
 ) -> None:
     url, _ = server
-    browser.get(url)
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
-    choose(browser, "players", "1")
-    browser.find_element(By.ID, "start").click()
-    wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
-    game_id = browser.execute_script("return game.id;")
+    game_id = start_a_solo_game(browser, url)
     browser.find_element(By.ID, "leave").click()
     replay = wait(browser, lambda d: d.execute_script("return game.outcome && game.replay;"))
     with chromium(tmp_path / "other-profile") as other:
@@ -364,12 +369,7 @@ def test_a_second_browser_sees_none_of_the_first_ones_games_or_replays(
 
 def test_a_game_the_server_no_longer_has_says_so_and_stops_asking(server: tuple[str, object], browser: object) -> None:
     url, app = server
-    browser.get(url)
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
-    choose(browser, "players", "1")
-    browser.find_element(By.ID, "start").click()
-    wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
-    app.state.games.pop(browser.execute_script("return game.id;")).quit()  # as if left alone too long
+    app.state.games.pop(start_a_solo_game(browser, url)).quit()  # as if left alone too long
     wait(browser, lambda d: d.find_element(By.ID, "end").is_displayed())
     assert browser.find_element(By.ID, "end-title").text == "This game has ended"
     assert "no such game" in browser.find_element(By.ID, "end-text").text
