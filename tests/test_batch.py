@@ -293,3 +293,19 @@ def test_layout_fits_every_game() -> None:
     deck = cards.game_deck(1, config.bridges, config.campfires_per_colour, config.ropes, config.goats)
     assert sum(deck.values()) <= L.MAX_PILE
     assert deck[cards.BRIDGE] + deck[cards.ROPE] <= L.MAX_REMOVED
+
+
+def test_the_batched_engine_refuses_to_import_without_every_config_field() -> None:
+    """A field added to ``Config`` but not to ``layout.CONFIG_FIELDS`` stops the batched engine at
+    import, instead of being ignored by its compiled rules."""
+    import subprocess
+    import sys
+
+    code = (
+        "from tranquility_env.rules.config import Config\n"
+        "fields = Config.fields()\n"
+        "Config.fields = classmethod(lambda cls: (*fields, 'new_field'))\n"
+        "import tranquility_env.batch.layout\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode != 0 and "CONFIG_FIELDS" in done.stderr and "new_field" in done.stderr
