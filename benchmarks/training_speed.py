@@ -101,7 +101,8 @@ def maskable_ppo_rate(batched: bool, updates: int) -> float:
         model = new_model(cfg, make_envs(cfg))
     else:  # the trainer before the batched engine: 2 processes, one core each for torch and the games
         torch.set_num_threads(1)
-        envs = SubprocVecEnv([lambda: TeamEnv(reward_shaping=cfg.reward_shaping, players=3) for _ in range(2)])
+        table = cfg.config.to_dict()
+        envs = SubprocVecEnv([lambda: TeamEnv(reward_shaping=cfg.reward_shaping, **table) for _ in range(2)])
         model = new_model(dataclasses.replace(cfg, n_steps=cfg.n_steps * cfg.n_envs // 2), envs, policy="MlpPolicy")
         torch.distributions.Distribution.set_default_validate_args(True)  # as torch checked then
     steps = updates * model.n_steps * model.env.num_envs

@@ -30,6 +30,7 @@ def _sources() -> list[tuple[str | None, str]]:
     out: list[tuple[str | None, str]] = [(module_name(p), p.read_text()) for p in package_modules().values()]
     for base in ("tests", "benchmarks", "docs"):
         out += [(None, p.read_text()) for p in (ROOT / base).rglob("*.py")]
+    out.append((None, (ROOT / "pyproject.toml").read_text()))  # its script entry points
     for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
         out += [(None, block) for block in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)]
     return out

@@ -375,3 +375,21 @@ def test_a_game_the_server_no_longer_has_says_so_and_stops_asking(server: tuple[
     assert "no such game" in browser.find_element(By.ID, "end-text").text
     assert browser.execute_script("return poller === null && game.moves.length === 0;")
     assert browser.find_elements(By.CSS_SELECTOR, "#move-list button") == []
+
+
+def test_the_form_starts_from_the_servers_table(browser: object, tmp_path: Path) -> None:
+    """``tranquility serve --goats --panoramas 2 --set hand_size=4``: the page's first choices,
+    and the game it starts, are that table."""
+    app = create_app(tmp_path / "replays", table={"players": 2, "goats": True, "panoramas": 2, "hand_size": 4}, pace=0)
+    with served(app) as url:
+        browser.get(url)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+        assert browser.find_element(By.ID, "goats").is_selected()
+        assert browser.find_element(By.ID, "panoramas").get_attribute("value") == "2"
+        assert not browser.find_element(By.ID, "green-path").is_selected()
+        for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+            next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: d.execute_script("return game && game.view.config.goats;"))
+        config = browser.execute_script("return game.view.config;")
+        assert (config["players"], config["panoramas"], config["hand_size"]) == (2, 2, 4)

@@ -76,3 +76,27 @@ def test_configs_are_equal_when_they_make_the_same_table() -> None:
     assert Config(campfire_move_pays=False) != Config()
     assert Config(hand_size=4) != Config() and Config(players=2) != Config()
     assert Config(goats_needed=6).to_dict()["goats_needed"] == 6  # the value itself is kept
+
+
+def test_equal_configs_make_the_same_observations_and_games() -> None:
+    """A disabled module's parameter is observed and played at its default, whichever config the
+    observation's cache met first; a state keeps every field, so loading one checks them all."""
+    pytest.importorskip("numba")
+    import numpy as np
+
+    from tranquility_env import Game, encoding
+    from tranquility_env.batch import GameBatch
+
+    odd, usual = (
+        Config(goats_needed=3, campfires_per_colour=0, campfire_move_pays=False),
+        Config(campfires_per_colour=0),
+    )
+    assert odd.canonical() == usual.canonical() and odd.canonical().to_dict() == usual.to_dict()
+    for first, second in ((odd, usual), (usual, odd)):
+        seen = [encoding.observation(Game.new(c, 5), 0) for c in (first, second)]
+        assert seen[0].tobytes() == seen[1].tobytes()
+    batch = GameBatch(odd, 1)
+    batch.reset_many(np.arange(1), [5])
+    assert batch.observations()[0].tobytes() == encoding.observation(Game.new(odd, 5), 0).tobytes()
+    with pytest.raises(ValueError):
+        GameBatch(usual, 1).load(0, Game.new(odd, 5))  # equal tables, but the state would lose a field

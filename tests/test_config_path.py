@@ -63,6 +63,7 @@ def test_the_trainers_take_every_field_as_key_value_or_a_yaml_mapping(table: dic
     overrides = [f"{key}={str(value).lower()}" for key, value in table.items()]
     for cls in (train.TrainConfig, MappoConfig, IppoConfig):
         same_table(load_config(cls, None, overrides).config, table)
+        same_table(cls.make(config=Config.from_dict(table)).config, table)  # a Config as it is
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump({"config": table, "seed": 3}))
     cfg = load_config(train.TrainConfig, str(path), ["n_envs=2"])
@@ -86,8 +87,9 @@ def test_evaluate_plays_every_field(table: dict, tmp_path: Path) -> None:
 
     args = ["--players", str(table["players"]), *set_args(table), "--team", "random", "--games", "2"]
     evaluate.main([*args, "--workers", "1", "--out", str(tmp_path), "--save-replays", str(tmp_path / "r")])
-    (report,) = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
-    same_table(report["config"], table)
+    (path,) = tmp_path.glob("*.json")
+    same_table(json.loads(path.read_text())["config"], table)
+    assert path.name.startswith(f"evaluation_p{table['players']}_hand_size{table['hand_size']}")  # not the base game's
     for replay in (tmp_path / "r").glob("*.jsonl"):  # the games themselves were of that table
         same_table(json.loads(replay.read_text().splitlines()[0])["config"], table)
 
@@ -149,3 +151,18 @@ def test_benchmark_runs_a_custom_table_labelled_custom(tmp_path: Path) -> None:
     same_table(pinned[-1], table)
     with pytest.raises(SystemExit):  # the same run directory for another custom table is refused
         benchmark.main([*quick, "--custom", "players=3", "--out", str(tmp_path)])
+
+
+def test_a_disabled_modules_parameter_keeps_the_shipped_bot_and_its_warm_start() -> None:
+    """A table equal to the base game (goats_needed without goats) plays the shipped bot and may
+    start MAPPO from it: the observation sees the same table."""
+    pytest.importorskip("torch")
+    from tranquility_env import bots, checkpoint
+    from tranquility_env.training.mappo import MappoConfig
+
+    start = bots.shipped_bot(3)
+    about = checkpoint.load(start)[0]
+    cfg = MappoConfig.make(
+        players=3, goats_needed=3, init_actor=str(start), hidden=about["hidden"], activation=about["activation"]
+    )
+    assert cfg.config == Config(players=3) and bots.make_bot("policy", table=cfg.config) is not None

@@ -165,12 +165,28 @@ def test_every_module_says_what_it_offers_and_nothing_else_is_used_from_outside(
             problems.append(f"{name}: no __all__")
             continue
         offered = set(ast.literal_eval(declared[0]))
-        defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        defined |= {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-        defined |= {
-            (a.asname or a.name) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names
-        }
+        problems += [f"{name}: __all__ offers the private {n!r}" for n in sorted(offered) if n.startswith("_")]
+        defined = module_level_names(tree)
         lazy = any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
         problems += [f"{name}: __all__ names {n!r}, which it does not define" for n in offered - defined if not lazy]
         problems += [f"{name}: {n!r} is used from outside but not in __all__" for n in sorted(used[name] - offered)]
     assert problems == []
+
+
+def module_level_names(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level (in top-level ``if`` and ``try`` blocks too)."""
+    names: set[str] = set()
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.If, ast.Try, ast.For, ast.With)):
+            statements += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            statements += [s for handler in getattr(node, "handlers", []) for s in handler.body]
+    return names

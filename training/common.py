@@ -147,6 +147,7 @@ def run_values(cls: type, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the table gathered into one ``Config``, checked by ``Config.from_dict``."""
     values = dict(values)
     table = values.pop("config", None) or {}
+    table = table.to_dict() if isinstance(table, Config) else table
     if not isinstance(table, dict):
         raise ValueError(f"train config 'config' must be a mapping of game fields ({', '.join(Config.fields())})")
     table = {**table, **{key: values.pop(key) for key in list(values) if key in Config.fields()}}

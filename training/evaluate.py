@@ -268,13 +268,29 @@ def markdown(results: list[TeamResult], config: Config) -> str:
     return "\n".join(lines)
 
 
+MODULES = ("green_path", "panoramas", "goats")
+
+
 def modules(config: Config) -> str:
+    """The table in words: its modules, and any other field off its default (``hand_size=4``)."""
     on = [
         name
         for name, flag in (("green path", config.green_path), ("panorama", config.panoramas), ("goats", config.goats))
         if flag
     ]
-    return ", ".join(on) or "base game"
+    return ", ".join([*on, *(f"{k}={v}" for k, v in changed_fields(config).items())]) or "base game"
+
+
+def changed_fields(config: Config) -> dict[str, object]:
+    """The fields other than the player count and the modules that differ from the defaults."""
+    usual = Config(players=config.players).canonical().to_dict()
+    mine = config.canonical().to_dict()
+    return {k: v for k, v in mine.items() if k not in ("players", *MODULES) and v != usual[k]}
+
+
+def report_stem(config: Config) -> str:
+    """``evaluation_p3``, with the changed fields after it (``evaluation_p3_hand_size4``)."""
+    return f"evaluation_p{config.players}" + "".join(f"_{k}{int(v)}" for k, v in changed_fields(config).items())
 
 
 def chart(results: list[TeamResult], path: Path) -> None:
@@ -434,7 +450,7 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
     }
     if results:
         print(markdown(results, config))
-        chart(results, out / f"evaluation_p{config.players}.png")
+        chart(results, out / f"{report_stem(config)}.png")
     if args.adhoc:
         try:
             rows = adhoc(args.adhoc, partner_list(args.partners), config, args.games, args.seed, args.workers)
@@ -449,11 +465,8 @@ def main(argv: list[str] | None = None) -> list[TeamResult]:
             parser.error(str(err))
         report["cross_play"] = crossed.to_dict()
         print("\n" + crossed.markdown())
-    (out / f"evaluation_p{config.players}.json").write_text(json.dumps(report, indent=1) + "\n")
-    print(
-        f"\nwritten: {out}/evaluation_p{config.players}.json"
-        + (f", {out}/evaluation_p{config.players}.png" if results else "")
-    )
+    (out / f"{report_stem(config)}.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(f"\nwritten: {out}/{report_stem(config)}.json" + (f", {out}/{report_stem(config)}.png" if results else ""))
     return results
 
 

@@ -31,7 +31,7 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from tranquility_env import checkpoint, encoding
+from tranquility_env import Config, checkpoint, encoding
 from tranquility_env.batch.layout import MAX_LEGAL
 from tranquility_env.bots import make_bot
 from tranquility_env.bots.policy import PolicyBot, one_blas_thread
@@ -213,11 +213,11 @@ def sample(logits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np
 def starting_actor(cfg: MappoConfig) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (weight, bias) pairs of ``cfg.init_actor``, hidden layers then head, checked against the run."""
     about, layers, head = checkpoint.load(cfg.init_actor)
-    mine = {"config": cfg.config.to_dict(), "hidden": cfg.hidden, "activation": cfg.activation}
-    theirs = {"config": about["config"], "hidden": about["hidden"], "activation": about["activation"]}
+    mine = {"config": cfg.config, "hidden": cfg.hidden, "activation": cfg.activation}
+    theirs = {"config": Config.from_dict(about["config"]), "hidden": about["hidden"], "activation": about["activation"]}
     differs = [k for k in mine if mine[k] != theirs[k]]
     if differs:
-        got = {k: theirs[k] for k in differs}
+        got = {k: theirs[k].to_dict() if k == "config" else theirs[k] for k in differs}
         raise checkpoint.CheckpointError(
             f"init_actor {cfg.init_actor} was made for {got}; this run differs in {differs}"
         )

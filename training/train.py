@@ -54,6 +54,7 @@ __all__ = [
     "person_decisions",
     "teacher_games",
     "teacher_games_compiled",
+    "train",
     "value_and_log_prob",
 ]
 

@@ -28,6 +28,7 @@ from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 from tranquility_env.views import unseen_in_game
 
 __all__ = [
+    "CARD_ROWS",
     "MAX_OBJECTIVES",
     "MAX_PLAYERS",
     "N_PANORAMA",
@@ -44,7 +45,6 @@ __all__ = [
     "STATE_HIGH",
     "STATE_SIZE",
     "VERSION",
-    "_CARD_ROWS",
     "action_mask",
     "clear_cache",
     "observation",
@@ -174,10 +174,10 @@ _PUB = offsets(PUBLIC_LAYOUT)
 
 # The first 20 slot features depend only on the card kind: one table row per kind, and a last row
 # for an empty slot, so that the mountain list (EMPTY = -1) indexes the table as it is.
-_CARD_ROWS = np.zeros((K + 1, SLOT_FEATURES), dtype=np.float32)
-_CARD_ROWS[EMPTY, 0] = 1
+CARD_ROWS = np.zeros((K + 1, SLOT_FEATURES), dtype=np.float32)
+CARD_ROWS[EMPTY, 0] = 1
 for _k in range(K):
-    _row = _CARD_ROWS[_k]
+    _row = CARD_ROWS[_k]
     if cards.NUMBER[_k]:
         _row[cards.NUMBER[_k]] = 1
     if cards.COLOUR[_k] >= 0:
@@ -269,7 +269,7 @@ _ABSENT_SEATS = [[0.0] * 5 * (MAX_PLAYERS - n) for n in range(MAX_PLAYERS + 1)] 
 _NOTHING_REMOVED = [0.0, 0.0]
 _PENDING_KIND = [[float(i == kind) for i in range(4)] for kind in range(4)]
 _NO_MOVING_CARD = [0.0] * 16
-_MOVING_CARD = [_CARD_ROWS[k, 1:20][[*range(12), 12, 13, 14, 18]].tolist() for k in range(K)]
+_MOVING_CARD = [CARD_ROWS[k, 1:20][[*range(12), 12, 13, 14, 18]].tolist() for k in range(K)]
 _ABSENT_OBJECTIVES = [[0.0] * (N_PANORAMA + 1) * (MAX_OBJECTIVES - n) for n in range(MAX_OBJECTIVES + 1)]
 _OBJECTIVE = {
     (seq, done): [float(i == j) for j in range(N_PANORAMA)] + [float(done)]
@@ -280,6 +280,7 @@ _CONFIG_BLOCKS: dict[Config, list[float]] = {}
 
 
 def _config_block(config: Config) -> list[float]:
+    config = config.canonical()  # a disabled module's parameters are observed at their defaults
     block = _CONFIG_BLOCKS.get(config)
     if block is None:
         block = [float(config.players == p) for p in range(1, MAX_PLAYERS + 1)]
@@ -318,7 +319,7 @@ def _mountain_block(game: Game, slots: np.ndarray) -> None:
     if last and last[0] == game.mountain and last[1] == game.goats and last[2:4] == (moving_from, herd_at):
         slots[:] = last[4]
         return
-    np.take(_CARD_ROWS, game.mountain, axis=0, out=slots)
+    np.take(CARD_ROWS, game.mountain, axis=0, out=slots)
     slots[:, 20] = game.goats
     for _, p in game.open_slots():
         slots[p, 21] = 1

@@ -57,7 +57,7 @@ from tranquility_env.rules.status import HERD_PENDING, MOVE_PENDING
 
 __all__ = ["action_mask", "observation", "state", "unseen_counts"]
 
-CARD_ROWS = np.ascontiguousarray(encoding._CARD_ROWS)  # row K: an empty slot
+CARD_ROWS = np.ascontiguousarray(encoding.CARD_ROWS)  # row K: an empty slot
 F = encoding.SLOT_FEATURES
 N_PANORAMA = encoding.N_PANORAMA
 ROW_FEATURES = encoding.ROW_FEATURES

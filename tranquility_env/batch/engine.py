@@ -53,7 +53,8 @@ class GameBatch:
         if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
             raise ValueError(f"threads must be an integer from 1 to {most} (this machine's cores), got {threads!r}")
         self.num_games, self.threads = num_games, threads
-        self.cfg = np.array([int(getattr(self.config, f)) for f in L.CONFIG_FIELDS], dtype=np.int64)
+        canonical = self.config.canonical()  # observed as encoding.observation observes it
+        self.cfg = np.array([int(getattr(canonical, f)) for f in L.CONFIG_FIELDS], dtype=np.int64)
         # unseen_in_game of an empty table: every card of the game
         self.deck_counts = unseen_in_game(Game(self.config), 0).astype(np.int64)
         self.rows = np.zeros((num_games, L.ROW_SIZE), dtype=np.int16)
@@ -105,7 +106,7 @@ class GameBatch:
         i = self._slot(i)
         if not isinstance(game, Game):
             raise ValueError(f"load takes a Game, got {type(game).__name__}")
-        if game.config != self.config:
+        if game.config.to_dict() != self.config.to_dict():  # the state keeps every field
             raise ValueError(f"the game's config {game.config.to_dict()} is not the batch's {self.config.to_dict()}")
         self.rows[i] = to_row(game, self.cfg)
 

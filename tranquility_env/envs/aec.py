@@ -168,7 +168,7 @@ def new_game(config: Config, seed: int | None, seeds: np.random.Generator, optio
     if state is None:
         return Game.new(config, int(seed) if seed is not None else int(seeds.integers(2**62)))
     game = Game.from_dict(state)
-    if game.config != config:
+    if game.config.to_dict() != config.to_dict():  # the state keeps every field
         raise ValueError(f"the state's config {game.config.to_dict()} differs from the env's {config.to_dict()}")
     return game
 

@@ -28,7 +28,7 @@ _BOUNDS: dict[str, tuple[type, int, int]] = {
 
 
 # A module's parameters, which mean nothing while the module is off: field -> (the switch's field,
-# the value that turns it off).
+# the value that turns it off). ``canonical()`` gives them their defaults then.
 _SWITCHED = {"goats_needed": ("goats", False), "campfire_move_pays": ("campfires_per_colour", 0)}
 
 
@@ -39,7 +39,8 @@ class Config:
     ``Config(players=3)`` or ``Config.from_dict({...})``; invalid values and unknown keys raise
     ``ValueError`` naming the key. Two configs are equal when they make the same table: a module's
     parameters count only while the module is on (``goats_needed`` without goats, what campfire
-    moves cost without campfires).
+    moves cost without campfires). Whatever reads a config to play or to observe reads its
+    ``canonical()`` form, so equal configs make the same games and the same observations.
     """
 
     players: int = 3
@@ -92,6 +93,16 @@ class Config:
             for name in self.fields()
             if name not in _SWITCHED or getattr(self, _SWITCHED[name][0]) != _SWITCHED[name][1]
         )
+
+    def canonical(self) -> Config:
+        """This table with a disabled module's parameters at their defaults: equal configs have
+        the same canonical form."""
+        off = {
+            name: field.default
+            for field in dataclasses.fields(self)
+            if (name := field.name) in _SWITCHED and getattr(self, _SWITCHED[name][0]) == _SWITCHED[name][1]
+        }
+        return dataclasses.replace(self, **off) if any(getattr(self, k) != v for k, v in off.items()) else self
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:

@@ -402,6 +402,10 @@ async function init() {
   options = await api("/api/options");
   $("players").replaceChildren(...[1, 2, 3, 4, 5].map((p) => el("option", { value: p, selected: p === options.players }, String(p))));
   $("panoramas").replaceChildren(...[0, 1, 2, 3, 4, 5].map((n) => el("option", { value: n }, String(n))));
+  // the server's table (tranquility serve --goats, --set ...) is the form's first choice
+  $("panoramas").value = options.config.panoramas;
+  $("green-path").checked = options.config.green_path;
+  $("goats").checked = options.config.goats;
   fillSetup();
   $("players").addEventListener("change", fillSetup);
   $("seat").addEventListener("change", drawBotChoices);
