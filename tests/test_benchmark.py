@@ -129,3 +129,34 @@ def test_a_warm_start_runs_only_where_it_has_a_teacher() -> None:
     warm = benchmark.ALGORITHMS["mappo-warm"]
     assert warm.teacher and all(warm.fits(tasks.task(n)) for n in ("solo-v1", "p2-v1", "p3-v1", "p5-v1"))
     assert not any(warm.fits(tasks.task(n)) for n in ("p3-green-path-v1", "p3-panoramas-v1", "p3-goats-v1"))
+
+
+def test_rows_lead_with_the_graded_score_and_its_normalised_form(tmp_path: Path) -> None:
+    """The score (cards + 1 for a win, 0-45) separates learners that all win 0%; normalised
+    between random's and the heuristic's score on the same task."""
+    from tranquility_env.training import benchmark
+
+    def cell(algorithm: str, seed: int, cards: float, wins: float) -> dict:
+        return {
+            "task": "p3-v1",
+            "algorithm": algorithm,
+            "seed": seed,
+            "budget_steps": 0,
+            "mean_cards": cards,
+            "win_rate": wins,
+            "commit": "c",
+            "hardware": "h",
+            "seconds": 1.0,
+        }
+
+    cells = [cell("random", s, 10.0, 0.0) for s in (0, 1)]
+    cells += [cell("heuristic", s, 43.0, 0.6) for s in (0, 1)]
+    cells += [cell("mappo", 0, 28.0, 0.0), cell("mappo", 1, 32.0, 0.0)]
+    rows = {r["algorithm"]: r for r in benchmark.summarise(cells)}
+    assert rows["mappo"]["score"] == 30.0 and rows["mappo"]["win_rate"] == 0.0
+    assert rows["mappo"]["score_half_width"] == pytest.approx(12.706 * 2.0)  # t(1) x stdev 2.83 / sqrt(2)
+    assert rows["mappo"]["normalised_score"] == pytest.approx((30.0 - 10.0) / (43.6 - 10.0))
+    assert rows["random"]["normalised_score"] == 0.0 and rows["heuristic"]["normalised_score"] == 1.0
+    benchmark.write_tables(tmp_path, cells, list(rows.values()))
+    table = (tmp_path / "results.md").read_text()
+    assert "| p3-v1 | mappo | 2 | 0 | 30.0 ± 25.4 | 0.0% ± 0.0% | 0.60 |" in table

@@ -326,29 +326,46 @@ def kept(path: Path, make: Callable[[], dict]) -> dict:
     return value
 
 
+def score(cell: dict) -> float:
+    """A cell's graded score: the mean over its games of the cards on the mountain (0-44) plus 1
+    for a won game, so 0-45. It tells weak methods apart where the win rate is 0 for all."""
+    return cell["mean_cards"] + cell["win_rate"]
+
+
 def summarise(results: list[dict]) -> list[dict]:
-    """Per task and algorithm: the mean win rate over seeds and a 95% interval over seeds (t)."""
+    """Per task and algorithm: the mean score and win rate over seeds, each with a 95% interval
+    over seeds (t), and the score normalised between random's (0) and the heuristic's (1) on the
+    same task when both ran."""
     rows = []
     for task_name in dict.fromkeys(r["task"] for r in results):
         for algo in dict.fromkeys(r["algorithm"] for r in results if r["task"] == task_name):
-            rates = [r["win_rate"] for r in results if r["task"] == task_name and r["algorithm"] == algo]
-            mean = statistics.fmean(rates)
-            half = (
-                _t95(len(rates)) * statistics.stdev(rates) / math.sqrt(len(rates)) if len(rates) > 1 else float("nan")
-            )
-            first = next(r for r in results if r["task"] == task_name and r["algorithm"] == algo)
+            cells = [r for r in results if r["task"] == task_name and r["algorithm"] == algo]
+            scores, score_half = _mean_and_half_width([score(c) for c in cells])
+            rate, half = _mean_and_half_width([c["win_rate"] for c in cells])
             rows.append(
                 {
                     "task": task_name,
                     "algorithm": algo,
-                    "seeds": len(rates),
-                    "budget_steps": first["budget_steps"],
-                    "win_rate": mean,
+                    "seeds": len(cells),
+                    "budget_steps": cells[0]["budget_steps"],
+                    "score": scores,
+                    "score_half_width": score_half,
+                    "win_rate": rate,
                     "half_width": half,
-                    "warm_start": first.get("teacher", ""),
+                    "warm_start": cells[0].get("teacher", ""),
                 }
             )
+    for row in rows:
+        ends = {r["algorithm"]: r["score"] for r in rows if r["task"] == row["task"]}
+        low, high = ends.get("random"), ends.get("heuristic")
+        useful = low is not None and high is not None and high > low
+        row["normalised_score"] = (row["score"] - low) / (high - low) if useful else None
     return rows
+
+
+def _mean_and_half_width(values: list[float]) -> tuple[float, float]:
+    half = _t95(len(values)) * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return statistics.fmean(values), half
 
 
 def _t95(n: int) -> float:
@@ -366,7 +383,12 @@ def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[d
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    lines = []
+    lines = [
+        "score: cards on the mountain plus 1 for a won game (0-45); score and win rate: mean over seeds "
+        "± the half-width of a 95% interval over seeds (Student's t); normalised score: (score - random's) / "
+        "(heuristic's - random's) on the same task.",
+        "",
+    ]
     for warm in (False, True):
         chosen = [r for r in rows if bool(r["warm_start"]) == warm]
         if not chosen:
@@ -374,13 +396,20 @@ def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[d
         if warm:
             lines += ["", "Warm-started (not comparable with the rows above: each starts from a teacher):", ""]
         lines += [
-            "| task | algorithm | seeds | budget (env steps) | win rate | 95% interval over seeds |"
+            "| task | algorithm | seeds | budget (env steps) | score (0-45) | win rate | normalised score |"
             + (" starts from |" if warm else ""),
-            "|---|---|---:|---:|---:|---:|" + ("---|" if warm else ""),
+            "|---|---|---:|---:|---:|---:|---:|" + ("---|" if warm else ""),
         ]
         for r in chosen:
-            interval = "-" if math.isnan(r["half_width"]) else f"± {r['half_width']:.1%}"
-            cells = [r["task"], r["algorithm"], r["seeds"], f"{r['budget_steps']:,}", f"{r['win_rate']:.1%}", interval]
+            cells = [
+                r["task"],
+                r["algorithm"],
+                r["seeds"],
+                f"{r['budget_steps']:,}",
+                f"{r['score']:.1f} ± {_half(r['score_half_width'], '.1f')}",
+                f"{r['win_rate']:.1%} ± {_half(r['half_width'], '.1%')}",
+                "-" if r["normalised_score"] is None else f"{r['normalised_score']:.2f}",
+            ]
             lines.append("| " + " | ".join(str(c) for c in cells + ([r["warm_start"]] if warm else [])) + " |")
     commits = ", ".join(dict.fromkeys(r["commit"] for r in results))
     hours = (sum(r.get("seconds", 0) for r in results) + sum(t.get("seconds", 0) for t in teams)) / 3600
@@ -390,6 +419,10 @@ def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[d
         f"wall-clock {hours:.2f} h (training, evaluation and teamwork, summed over cells)",
     ]
     (out / "results.md").write_text("\n".join(lines + teamwork_lines(teams)) + "\n")
+
+
+def _half(value: float, spec: str) -> str:
+    return "-" if math.isnan(value) else format(value, spec)
 
 
 def teamwork_lines(teams: list[dict]) -> list[str]:
