@@ -38,7 +38,7 @@ from tranquility_env.rules.config import Config
 from tranquility_env.table_args import parse_fields
 from tranquility_env.tasks import Task
 
-__all__ = ["ALGORITHMS", "PROTOCOL_VERSION", "main", "run", "trainer"]
+__all__ = ["ALGORITHMS", "PROTOCOL_VERSION", "main", "run", "score", "summarise", "trainer", "write_tables"]
 
 PROTOCOL_VERSION = 2  # 2: smaller default budgets (docs/benchmark.md says why)
 CUSTOM = "custom"  # the task name of a table given with --custom
