@@ -245,6 +245,10 @@ def test_every_kind_of_move_is_made_by_clicking(
         rare = [m for m in moves if m.split()[0] in ("camp", "move", "herd", "step", "stop", "rope")]
         move = rare[0] if rare and rng.random() < 0.7 else rng.choice(moves)
         decision = browser.execute_script("return game.decision;")
+        if move.startswith("pay "):  # the prompt says how many cards are still owed
+            owed = browser.execute_script("return game.view.pending.owed;")
+            plural = "" if owed == 1 else "s"
+            assert f"Pay {owed} more card{plural}" in browser.find_element(By.CSS_SELECTOR, "#actions .owed").text
         click_move(browser, move)
         wait(browser, lambda d, n=decision: moved_on(d, n))
         assert not browser.find_element(By.ID, "message").text, move
@@ -393,3 +397,39 @@ def test_the_form_starts_from_the_servers_table(browser: object, tmp_path: Path)
         wait(browser, lambda d: d.execute_script("return game && game.view.config.goats;"))
         config = browser.execute_script("return game.view.config;")
         assert (config["players"], config["panoramas"], config["hand_size"]) == (2, 2, 4)
+
+
+def test_the_form_offers_every_config_field_and_a_new_one_with_no_page_change(
+    browser: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The form is built from ``/api/options``' schema (``Config.schema``): every field has a
+    control with its line of help, a field added to the schema appears, and a choice made in the
+    form reaches the game."""
+    from tranquility_env import Config
+
+    schema = Config.schema()
+    extra = {"name": "test_field", "type": "int", "min": 0, "max": 2, "default": 0, "help": "added in a test"}
+    monkeypatch.setattr(Config, "schema", classmethod(lambda cls: [*schema, extra]))
+    app = create_app(tmp_path / "replays", pace=0)
+    with served(app) as url:
+        browser.get(url)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+        for field in [*schema, extra]:
+            if field["name"] != "players":
+                control = browser.find_element(By.ID, field["name"].replace("_", "-"))
+                label = control.find_element(By.XPATH, "./ancestor::label")
+                assert label.get_attribute("title") == field["help"], field["name"]
+        monkeypatch.setattr(Config, "schema", classmethod(lambda cls: schema))
+        browser.refresh()  # the server's schema without the test's field again
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+        assert browser.find_element(By.ID, "hand-size").get_attribute("value") == ""  # follows the player count
+        choose(browser, "hand-size", "4")
+        choose(browser, "bridges", "7")
+        browser.find_element(By.ID, "campfire-move-pays").click()  # on by default: now off
+        for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+            next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: d.execute_script("return !!game;"))
+        config = browser.execute_script("return game.view.config;")
+        assert (config["hand_size"], config["bridges"], config["campfire_move_pays"]) == (4, 7, False)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .card")) == 4

@@ -100,3 +100,12 @@ def test_equal_configs_make_the_same_observations_and_games() -> None:
     assert batch.observations()[0].tobytes() == encoding.observation(Game.new(odd, 5), 0).tobytes()
     with pytest.raises(ValueError):
         GameBatch(usual, 1).load(0, Game.new(odd, 5))  # equal tables, but the state would lose a field
+
+
+def test_the_schema_describes_every_field_for_a_form() -> None:
+    schema = Config.schema()
+    assert [f["name"] for f in schema] == list(Config.fields())
+    for field in schema:
+        kind, lo, hi = Config.bounds(field["name"])
+        assert (field["type"], field["min"], field["max"]) == (kind.__name__, lo, hi) and field["help"]
+    assert {f["name"]: f["default"] for f in schema}["hand_size"] is None  # it follows the player count

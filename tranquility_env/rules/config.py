@@ -27,6 +27,20 @@ _BOUNDS: dict[str, tuple[type, int, int]] = {
 }
 
 
+# A line of help per field, for people choosing a table (the web page's form, ``Config.schema``).
+_HELP = {
+    "players": "players at the table (1: solo, with ropes)",
+    "hand_size": "cards in each hand (default: 6 solo, 5 otherwise)",
+    "bridges": "bridge cards in the game (U2 deals some to the hands)",
+    "campfires_per_colour": "campfire cards of each colour",
+    "ropes": "ropes, solo only (default: 3 solo)",
+    "campfire_move_pays": "a card a campfire displaces pays the usual penalty where it moves (C3)",
+    "green_path": "module: a green chain from row 1 to row 8 is needed to win (GP1)",
+    "panoramas": "module: Panorama objectives to achieve before the Summit (PA1-PA4)",
+    "goats": "module: Mountain Goats, herded up the mountain (GO1-GO4)",
+    "goats_needed": "with Mountain Goats: goats on row 8 needed for the Summit (GO4)",
+}
+
 # A module's parameters, which mean nothing while the module is off: field -> (the switch's field,
 # the value that turns it off). ``canonical()`` gives them their defaults then.
 _SWITCHED = {"goats_needed": ("goats", False), "campfire_move_pays": ("campfires_per_colour", 0)}
@@ -112,6 +126,23 @@ class Config:
     def bounds(name: str) -> tuple[type, int, int]:
         """A field's type (``int`` or ``bool``) and its smallest and largest values."""
         return _BOUNDS[name]
+
+    @classmethod
+    def schema(cls) -> list[dict[str, Any]]:
+        """Every field for a form: name, type ("int" or "bool"), bounds, default (None where it
+        follows the player count) and a line of help."""
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+        return [
+            {
+                "name": name,
+                "type": _BOUNDS[name][0].__name__,
+                "min": _BOUNDS[name][1],
+                "max": _BOUNDS[name][2],
+                "default": defaults[name],
+                "help": _HELP[name],
+            }
+            for name in cls.fields()
+        ]
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Config:

@@ -85,6 +85,8 @@ class GameRoutes:
             "players": self.table["players"],
             "pace": self.pace,
             "config": Config.from_dict(self.table).to_dict(),
+            "table": self.table,  # the fields the server sets; the form leaves the others at their defaults
+            "schema": Config.schema(),
             "games_per_browser": self.games.per_owner,
         }
 

@@ -175,7 +175,10 @@ function drawActions() {
   }
   if (moves.includes("rope")) add("Use a rope", () => send("rope"));
   if (moves.includes("stop")) add("Stop herding", () => send("stop"));
-  if (moves.some((m) => m.startsWith("pay "))) box.append(el("span", {}, "Pay: click a card of your hand."));
+  const owed = (game.view.pending || {}).owed;
+  if (moves.some((m) => m.startsWith("pay "))) {
+    box.append(el("span", { className: "owed" }, `Pay ${owed} more card${owed === 1 ? "" : "s"}: click a card of your hand.`));
+  }
 }
 
 function drawTable() {
@@ -276,6 +279,42 @@ function drawBotChoices() {
   }
 }
 
+// The options of the game, one control a field of the server's schema (the game's Config): a new
+// field appears here with no change to the page. The server's own table is the first choice; a
+// field whose default follows the player count starts at "default".
+const fieldId = (name) => name.replaceAll("_", "-");
+
+function drawTableOptions() {
+  const box = $("table-options");
+  box.replaceChildren(el("legend", {}, "The game"));
+  for (const field of options.schema) {
+    if (field.name === "players") continue;
+    const id = fieldId(field.name), label = field.name.replaceAll("_", " "), set = options.table[field.name];
+    if (field.type === "bool") {
+      const check = el("input", { type: "checkbox", id, checked: set ?? field.default });
+      box.append(el("label", { title: field.help, className: "option" }, check, ` ${label}`));
+      continue;
+    }
+    const values = [];
+    for (let v = field.min; v <= field.max; v++) values.push(el("option", { value: v }, String(v)));
+    const select = el("select", { id }, ...(field.default === null ? [el("option", { value: "" }, "default")] : []), ...values);
+    select.value = String(set ?? field.default ?? "");
+    box.append(el("label", { title: field.help, className: "option" }, `${label} `, select));
+  }
+}
+
+// What the form's game options ask for: every field but players, "default" left to the server.
+function tableChoices() {
+  const chosen = {};
+  for (const field of options.schema) {
+    const control = $(fieldId(field.name));
+    if (field.name === "players" || !control) continue;
+    if (field.type === "bool") chosen[field.name] = control.checked;
+    else if (control.value !== "") chosen[field.name] = Number(control.value);
+  }
+  return chosen;
+}
+
 // The games of this browser still going, to go back to or leave (a browser may have a few at once).
 async function listMyGames() {
   const data = await api("/api/games").catch(() => ({ games: [] }));
@@ -292,7 +331,7 @@ async function start() {
   const body = {
     players: Number($("players").value), seat: Number($("seat").value),
     bots: [...document.querySelectorAll(".bot-choice")].map((s) => s.value),
-    green_path: $("green-path").checked, panoramas: Number($("panoramas").value), goats: $("goats").checked,
+    ...tableChoices(),
   };
   try {
     enter(await api("/api/games", body));
@@ -401,11 +440,7 @@ function showTab(name) {
 async function init() {
   options = await api("/api/options");
   $("players").replaceChildren(...[1, 2, 3, 4, 5].map((p) => el("option", { value: p, selected: p === options.players }, String(p))));
-  $("panoramas").replaceChildren(...[0, 1, 2, 3, 4, 5].map((n) => el("option", { value: n }, String(n))));
-  // the server's table (tranquility serve --goats, --set ...) is the form's first choice
-  $("panoramas").value = options.config.panoramas;
-  $("green-path").checked = options.config.green_path;
-  $("goats").checked = options.config.goats;
+  drawTableOptions();
   fillSetup();
   $("players").addEventListener("change", fillSetup);
   $("seat").addEventListener("change", drawBotChoices);
