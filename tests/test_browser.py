@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,7 +135,10 @@ def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object],
     assert browser.find_element(By.ID, "end-title").text in ("The team won!", "The team lost")
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert len(log) == browser.execute_script("return game.decision;")  # every move once
-    assert any(e.text.startswith("seat 1:") for e in log) and any(e.text.startswith("seat 0 (you):") for e in log)
+    assert log[0].text == f"You played {card} on row {pos[1 : pos.index('c')]}"  # oldest first, in words
+    assert any(e.text.startswith("Seat 1 (random) ") for e in log)
+    words = r"^(You|Seat \d \(\S+\)) (played|discarded|paid|set a|moved|started herding|stopped herding|used a rope)"
+    assert all(re.match(words, e.text) for e in log), [e.text for e in log if not re.match(words, e.text)]
 
     # the replay: step forward and back, from the person's seat, then everyone's (the game is over)
     browser.find_element(By.ID, "watch").click()
@@ -356,6 +360,10 @@ def test_a_second_browser_sees_none_of_the_first_ones_games_or_replays(
     url, _ = server
     game_id = start_a_solo_game(browser, url)
     browser.find_element(By.ID, "leave").click()
+    browser.switch_to.alert.dismiss()  # asked first: dismissed, the game goes on
+    assert browser.execute_script("return game.outcome;") is None
+    browser.find_element(By.ID, "leave").click()
+    browser.switch_to.alert.accept()
     replay = wait(browser, lambda d: d.execute_script("return game.outcome && game.replay;"))
     with chromium(tmp_path / "other-profile") as other:
         other.get(f"{url}#{game_id}")  # the first browser's game, by its address

@@ -214,6 +214,30 @@ function drawTable() {
     (game.outcome ? "game over" : whose), ...(game.thinking !== null ? [" · ", el("span", { className: "thinking" }, "a bot is thinking")] : []));
 }
 
+// A move as a person says it: "played B8 on row 5", "discarded two cards", "used a rope". The
+// text is the move's N2 form (a bot's discards and payments come as "discards two cards" etc.).
+const COLOURS = { G: "green", B: "blue", R: "red" };
+
+function inWords(text) {
+  const [verb, a, b] = text.split(" ");
+  const row = (pos) => `row ${pos.slice(1, pos.indexOf("c"))}`;
+  const card = (name) => name === "SUMMIT" ? "the Summit" : name === "BRIDGE" ? "a bridge" : name.replace("*", " with a goat");
+  switch (verb) {
+    case "play": return a === "SUMMIT" ? "played the Summit" : `played ${card(a)} on ${row(b)}`;
+    case "camp": return `set a ${COLOURS[a.slice(5)] || ""} campfire on ${row(b)}`;
+    case "discard": return `discarded ${card(a)} and ${card(b)}`;
+    case "pay": return `paid ${card(a)}`;
+    case "move": return `moved the displaced card to ${row(a)}`;
+    case "herd": return `started herding the goats at ${row(a)}`;
+    case "step": return `moved the herd to ${row(a)}`;
+    case "stop": return "stopped herding";
+    case "rope": return "used a rope";
+    case "discards": return "discarded two cards";
+    case "pays": return "paid a card";
+    default: return text;
+  }
+}
+
 function show(state) {
   // A poll and a move may answer out of order: an older state than the one shown changes nothing.
   if (game && state.id === game.id && state.decision < game.decision) return;
@@ -221,9 +245,10 @@ function show(state) {
   const first = state.decision - state.events.length; // the index of the first event sent
   state.events.forEach((e, k) => {
     if (first + k < seen) return; // already in the log
-    const li = document.createElement("li");
-    li.textContent = `seat ${e.seat}${e.seat === state.human ? " (you)" : ""}: ${e.text}`;
-    $("log").prepend(li);
+    const who = e.seat === state.human ? "You" : `Seat ${e.seat} (${state.seats[e.seat]})`;
+    const li = el("li", { dataset: { seat: e.seat } }, `${who} ${inWords(e.text)}`);
+    $("log").append(li); // oldest first: the newest at the bottom, in view
+    li.scrollIntoView({ block: "nearest" });
   });
   seen = state.decision;
   drawTable();
@@ -451,6 +476,7 @@ async function init() {
   });
   $("leave").addEventListener("click", async () => {
     if (!game || game.outcome) return;
+    if (!confirm("Leave this game? It ends for the whole table.")) return;
     try {
       show(await api(`/api/games/${game.id}/quit`, {}));
     } catch (err) {
