@@ -247,9 +247,9 @@ function show(state) {
     if (first + k < seen) return; // already in the log
     const who = e.seat === state.human ? "You" : `Seat ${e.seat} (${state.seats[e.seat]})`;
     const li = el("li", { dataset: { seat: e.seat } }, `${who} ${inWords(e.text)}`);
-    $("log").append(li); // oldest first: the newest at the bottom, in view
-    li.scrollIntoView({ block: "nearest" });
+    $("log").append(li); // oldest first: the newest at the bottom
   });
+  $("log").scrollTop = $("log").scrollHeight; // the newest in view, within the log (the page stays put)
   seen = state.decision;
   drawTable();
   if (state.outcome) {
