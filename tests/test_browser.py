@@ -136,6 +136,8 @@ def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object],
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert len(log) == browser.execute_script("return game.decision;")  # every move once
     assert log[0].text == f"You played {card} on row {pos[1 : pos.index('c')]}"  # oldest first, in words
+    at_bottom = "const l = document.getElementById('log'); return l.scrollTop + l.clientHeight >= l.scrollHeight - 2;"
+    assert browser.execute_script(at_bottom)  # the newest line in view, within the log
     assert any(e.text.startswith("Seat 1 (random) ") for e in log)
     words = r"^(You|Seat \d \(\S+\)) (played|discarded|paid|set a|moved|started herding|stopped herding|used a rope)"
     assert all(re.match(words, e.text) for e in log), [e.text for e in log if not re.match(words, e.text)]
