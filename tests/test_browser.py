@@ -133,6 +133,8 @@ def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object],
             time.sleep(0.05)
     assert browser.find_element(By.ID, "end").is_displayed()
     assert browser.find_element(By.ID, "end-title").text in ("The team won!", "The team lost")
+    if browser.find_element(By.ID, "end-title").text == "The team lost":  # and why, in a sentence
+        assert "had no legal move (E2)" in browser.find_element(By.ID, "end-text").text
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert len(log) == browser.execute_script("return game.decision;")  # every move once
     assert log[0].text == f"You played {card} on row {pos[1 : pos.index('c')]}"  # oldest first, in words

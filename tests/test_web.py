@@ -258,3 +258,26 @@ def test_unfinished_or_damaged_replays(client: TestClient, tmp_path: Path) -> No
         assert client.post(f"/api/replays/saved/{name}", json={}).status_code == 404
     assert client.get("/api/replays/nope/frames?seat=0").status_code == 404
     assert client.get("/api/options").status_code == 200  # still up
+
+
+def test_a_lost_game_says_why_in_a_sentence() -> None:
+    """Who could not act (E2), with how many cards, and how far the mountain got; three kinds."""
+    from tranquility_env.rules import board, cards
+    from tranquility_env.web.session import why_lost
+
+    lost, seed = None, 0
+    while lost is None:  # a game random play loses
+        game, seed = Game.new({"players": 2}, seed), seed + 1
+        while not game.is_over:
+            game.apply(game.legal_moves()[0])
+        lost = game if game.status == "lost" else None
+    empty = board.N_SLOTS - lost.cards_on_mountain()
+    sentence = why_lost(lost, ["person", "random"], 0)
+    who = "You" if lost.current == 0 else "Seat 1 (random)"
+    assert sentence.startswith(f"{who}, ") and "had no legal move (E2)" in sentence
+    assert f"{empty} of the mountain's 44 slots were still empty" in sentence
+    full = Game.from_dict(lost.to_dict())
+    full.mountain[: board.N_SLOTS] = [cards.NAME.index("B5")] * board.N_SLOTS  # every slot an Ascent card, none green
+    assert "the mountain was full, but no Summit could be played (E1)" in why_lost(full, ["a", "b"], 0)
+    full.config = Game.new({"players": 2, "green_path": True}, 0).config
+    assert "a module's goal for the Summit was not met (E1)" in why_lost(full, ["a", "b"], 0)

@@ -21,7 +21,7 @@ from tranquility_env.bots import Bot
 from tranquility_env.bots.reasons import top_choices
 from tranquility_env.describe import cost, public
 from tranquility_env.replay import ReplayWriter
-from tranquility_env.rules import actions
+from tranquility_env.rules import actions, board
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import ONGOING, Game, IllegalMove
 from tranquility_env.views import seat_view
@@ -29,6 +29,23 @@ from tranquility_env.views import seat_view
 __all__ = ["MoveRefused", "TableSession"]
 
 MAX_MOVE = 64  # characters of a move's text (the longest is under 30)
+
+
+def why_lost(game: Game, names: list[str], human: int) -> str:
+    """Why the team lost, in a sentence a player reads: who could not act (E2), with how many
+    cards, and how far the mountain got (only what every seat may know)."""
+    seat = game.current
+    who = "You" if seat == human else f"Seat {seat} ({names[seat]})"
+    cards = len(game.hands[seat])
+    holding = f"holding {cards} card{'' if cards == 1 else 's'}" if cards else "with no card left"
+    on = game.cards_on_mountain()
+    if on < board.N_SLOTS:
+        where = f"{board.N_SLOTS - on} of the mountain's 44 slots were still empty"
+    elif not game.summit_goals_met():
+        where = "the mountain was full, but a module's goal for the Summit was not met (E1)"
+    else:
+        where = "the mountain was full, but no Summit could be played (E1)"
+    return f"{who}, {holding}, had no legal move (E2); {where}."
 
 
 class MoveRefused(ValueError):
@@ -97,6 +114,7 @@ class TableSession:
                 "pace": self.pace,
                 "cards_on_mountain": game.cards_on_mountain(),
                 "outcome": self.outcome,
+                "why": why_lost(game, self.names, self.human) if self.outcome == "lost" else None,
                 "replay": self.replay_name if self.outcome else None,
             }
 

@@ -255,7 +255,8 @@ function show(state) {
   if (state.outcome) {
     clearInterval(poller); poller = null;
     $("end-title").textContent = state.outcome === "won" ? "The team won!" : state.outcome === "quit" ? "You left the game" : "The team lost";
-    $("end-text").textContent = `${state.cards_on_mountain} of 44 cards on the mountain after ${state.view.turn} turns. Saved as ${state.replay}.`;
+    $("end-text").textContent = (state.why ? `${state.why} ` : "") +
+      `${state.cards_on_mountain} of 44 cards on the mountain after ${state.view.turn} turns. Saved as ${state.replay}.`;
     $("watch").hidden = false;
     $("end").hidden = false;
   }
