@@ -26,7 +26,7 @@ from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import ONGOING, Game, IllegalMove
 from tranquility_env.views import seat_view
 
-__all__ = ["MoveRefused", "TableSession"]
+__all__ = ["MoveRefused", "TableSession", "why_lost"]
 
 MAX_MOVE = 64  # characters of a move's text (the longest is under 30)
 
