@@ -2,8 +2,8 @@
 chromium-driver, and the dev and web extras).
 
 A 3-player game with the shipped learned bots on a fixed deal, played by always taking the first
-legal move, photographed after a dozen of the person's moves with a card chosen; then its replay,
-seen by everyone, halfway through.
+legal move, photographed after a dozen of the person's moves with a card chosen, and at its end;
+then its replay, seen by everyone, halfway through.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ def main() -> None:
                 if buttons:
                     buttons[0].click()
                 time.sleep(0.05)
+            driver.execute_script("window.scrollTo(0, 0);")
+            time.sleep(0.3)
+            driver.save_screenshot(str(OUT / "end.png"))  # the end box above the board
             driver.find_element(By.ID, "watch").click()
             wait.until(lambda d: "position" in d.find_element(By.ID, "step-label").text)
             driver.find_element(By.CSS_SELECTOR, "#view-seat option[value='all']").click()
@@ -55,7 +58,7 @@ def main() -> None:
             while not driver.find_element(By.ID, "frame-why").text:  # a bot's move, with what it weighed
                 driver.find_element(By.ID, "next").click()
             driver.save_screenshot(str(OUT / "replay.png"))
-    print(f"written: {OUT / 'table.png'}, {OUT / 'replay.png'}")
+    print(f"written: {OUT / 'table.png'}, {OUT / 'end.png'}, {OUT / 'replay.png'}")
 
 
 if __name__ == "__main__":

@@ -135,6 +135,10 @@ def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object],
     assert browser.find_element(By.ID, "end-title").text in ("The team won!", "The team lost")
     if browser.find_element(By.ID, "end-title").text == "The team lost":  # and why, in a sentence
         assert "had no legal move (E2)" in browser.find_element(By.ID, "end-text").text
+    above = "return document.getElementById('end').getBoundingClientRect().bottom"
+    above += " <= document.getElementById('mountain').getBoundingClientRect().top;"
+    assert browser.execute_script(above)  # the end box sits above the board, covering none of it
+    assert ".jsonl" not in browser.find_element(By.ID, "end-text").text
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert len(log) == browser.execute_script("return game.decision;")  # every move once
     assert log[0].text == f"You played {card} on row {pos[1 : pos.index('c')]}"  # oldest first, in words

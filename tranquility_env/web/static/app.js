@@ -256,7 +256,7 @@ function show(state) {
     clearInterval(poller); poller = null;
     $("end-title").textContent = state.outcome === "won" ? "The team won!" : state.outcome === "quit" ? "You left the game" : "The team lost";
     $("end-text").textContent = (state.why ? `${state.why} ` : "") +
-      `${state.cards_on_mountain} of 44 cards on the mountain after ${state.view.turn} turns. Saved as ${state.replay}.`;
+      `${state.cards_on_mountain} of 44 cards on the mountain after ${state.view.turn} turns. Its replay is under Replays.`;
     $("watch").hidden = false;
     $("end").hidden = false;
   }
