@@ -17,7 +17,7 @@ import re
 import threading
 import time
 import uuid
-from collections import OrderedDict
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,41 +83,48 @@ class ReplayStore:
             self._prune()
 
     def _prune(self) -> None:
-        """Remove server files past ``max_files`` (the lock held), never one still being written;
-        an ended game keeps only its row from here on."""
-        for name, written in self._written.items():
-            if written.row is None and written.over:
-                written.row = _row(
-                    name,
-                    written.session.game.config,
-                    written.session.outcome,
-                    written.created,
-                    len(written.session.events),
-                    "yours",
-                )
-                written.session = None
-        while len(self._files) > self.max_files:
-            earlier = [n for n in self._files if n not in self._written]
-            if earlier:
-                name = earlier[0]
-            else:
-                counts: dict[str, int] = {}
-                for w in self._written.values():
-                    counts[w.owner] = counts.get(w.owner, 0) + 1
-                ended = [n for n in self._files if self._written[n].over]
-                if not ended:
-                    return
-                name = min(ended, key=lambda n: (-counts[self._written[n].owner], self._files.index(n)))
-            self._files.remove(name)
+        """Remove server files past ``max_files`` (the lock held), never one still being written:
+        an earlier process's first, oldest first, then one at a time the oldest ended game of the
+        browser that has the most files. The removals are chosen in one pass, then made."""
+        self._keep_rows_only()
+        excess = len(self._files) - self.max_files
+        if excess <= 0:
+            return
+        gone = [n for n in self._files if n not in self._written][:excess]
+        counts = Counter(w.owner for w in self._written.values())
+        ended: dict[str, deque[str]] = {}  # owner -> their ended games' files, oldest first
+        for name in self._files:
+            if name in self._written and self._written[name].over:
+                ended.setdefault(self._written[name].owner, deque()).append(name)
+        age = {name: i for i, name in enumerate(self._files)}
+        while len(gone) < excess and ended:
+            owner = min(ended, key=lambda o: (-counts[o], age[ended[o][0]]))
+            gone.append(ended[owner].popleft())
+            counts[owner] -= 1
+            if not ended[owner]:
+                del ended[owner]
+        removed = set(gone)
+        self._files = [n for n in self._files if n not in removed]
+        for name in gone:
             self._written.pop(name, None)
             (self.folder / name).unlink(missing_ok=True)
+
+    def _keep_rows_only(self) -> None:
+        """An ended game keeps only its list row (the lock held): not its game, events and bots."""
+        for name, written in self._written.items():
+            if written.row is None and written.over:
+                session = written.session
+                written.row = _row(
+                    name, session.game.config, session.outcome, written.created, len(session.events), "yours"
+                )
+                written.session = None
 
     # ------------------------------------------------------------------ the list
     def listing(self, owner: str, page: int, per_page: int = PER_PAGE) -> dict[str, Any]:
         """Page ``page`` (from 1) of what ``owner`` may open: their ended games, newest first, then
         (with ``share_folder``) the folder's other files, newest first."""
         with self._lock:
-            self._prune()
+            self._keep_rows_only()
             mine = sorted((w for w in self._written.values() if w.owner == owner and w.over), key=lambda w: -w.created)
             names: list[tuple[str, dict[str, Any] | None]] = [(w.row["name"], w.row) for w in mine]
             if self.share_folder:
