@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from tranquility_env.safe_json import shown
+
 __all__ = ["Config"]
 
 # field -> (type, smallest, largest); bounds are inclusive.
@@ -78,16 +80,17 @@ class Config:
             value = getattr(self, name)
             if kind is bool:
                 if not isinstance(value, bool):
-                    raise ValueError(f"config {name!r} must be true or false, got {_short(value)}")
+                    raise ValueError(f"config {name!r} must be true or false, got {shown(value)}")
             elif not _is_int(value) or not lo <= value <= hi:
-                raise ValueError(f"config {name!r} must be an integer from {lo} to {hi}, got {_short(value)}")
+                raise ValueError(f"config {name!r} must be an integer from {lo} to {hi}, got {shown(value)}")
         if self.ropes and self.players != 1:
             raise ValueError(f"config 'ropes' must be 0 with {self.players} players (U5: ropes are solo only)")
         if self.bridges < self.dealt_bridges:
             raise ValueError(
                 f"config 'bridges' is {self.bridges}, but {self.players} players are dealt {self.dealt_bridges} (U2)"
             )
-        object.__setattr__(self, "_key", self.table())  # compared and hashed often (caches key on configs)
+        off = self._disabled()  # compared and hashed often (caches are keyed on configs): kept, not recomputed
+        object.__setattr__(self, "_key", tuple((n, getattr(self, n)) for n in self.fields() if n not in off))
 
     @property
     def dealt_bridges(self) -> int:
@@ -100,23 +103,15 @@ class Config:
     def __hash__(self) -> int:
         return hash(self._key)
 
-    def table(self) -> tuple[tuple[str, Any], ...]:
-        """The fields that make the table: every field but a disabled module's parameters."""
-        return tuple(
-            (name, getattr(self, name))
-            for name in self.fields()
-            if name not in _SWITCHED or getattr(self, _SWITCHED[name][0]) != _SWITCHED[name][1]
-        )
-
     def canonical(self) -> Config:
         """This table with a disabled module's parameters at their defaults: equal configs have
         the same canonical form."""
-        off = {
-            name: field.default
-            for field in dataclasses.fields(self)
-            if (name := field.name) in _SWITCHED and getattr(self, _SWITCHED[name][0]) == _SWITCHED[name][1]
-        }
+        off = self._disabled()
         return dataclasses.replace(self, **off) if any(getattr(self, k) != v for k, v in off.items()) else self
+
+    def _disabled(self) -> dict[str, Any]:
+        """The parameters of the modules that are off, with their defaults."""
+        return {name: _DEFAULTS[name] for name, (switch, off) in _SWITCHED.items() if getattr(self, switch) == off}
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:
@@ -131,14 +126,13 @@ class Config:
     def schema(cls) -> list[dict[str, Any]]:
         """Every field for a form: name, type ("int" or "bool"), bounds, default (None where it
         follows the player count) and a line of help."""
-        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
         return [
             {
                 "name": name,
                 "type": _BOUNDS[name][0].__name__,
                 "min": _BOUNDS[name][1],
                 "max": _BOUNDS[name][2],
-                "default": defaults[name],
+                "default": _DEFAULTS[name],
                 "help": _HELP[name],
             }
             for name in cls.fields()
@@ -150,7 +144,7 @@ class Config:
             raise ValueError(f"config must be a dict, got {type(d).__name__}")
         unknown = sorted(set(d) - set(cls.fields()), key=str)
         if unknown:
-            raise ValueError(f"unknown config key {_short(unknown[0])}; allowed keys: {', '.join(cls.fields())}")
+            raise ValueError(f"unknown config key {shown(unknown[0])}; allowed keys: {', '.join(cls.fields())}")
         return cls(**d)
 
     @classmethod
@@ -163,10 +157,7 @@ class Config:
         return dataclasses.asdict(self)
 
 
-def _short(value: Any) -> str:
-    """A bad value as an error quotes it: its repr, at most 100 characters of it."""
-    text = repr(value)
-    return text if len(text) <= 100 else text[:100] + "..."
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Config)}
 
 
 def _is_int(value: Any) -> bool:

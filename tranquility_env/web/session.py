@@ -40,7 +40,7 @@ def why_lost(game: Game, names: list[str], human: int) -> str:
     holding = f"holding {cards} card{'' if cards == 1 else 's'}" if cards else "with no card left"
     on = game.cards_on_mountain()
     if on < board.N_SLOTS:
-        where = f"{board.N_SLOTS - on} of the mountain's 44 slots were still empty"
+        where = f"{board.N_SLOTS - on} of the mountain's {board.N_SLOTS} slots were still empty"
     elif not game.summit_goals_met():
         where = "the mountain was full, but a module's goal for the Summit was not met (E1)"
     else:
