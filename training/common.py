@@ -22,6 +22,7 @@ from tranquility_env.tasks import EVALUATION_DEALS, EVALUATION_GAMES, TUNING_DEA
 
 __all__ = [
     "RunConfig",
+    "TableConfig",
     "check_fields",
     "check_resume",
     "evaluate_checkpoint",
@@ -38,11 +39,27 @@ __all__ = [
     "weight_pairs",
 ]
 
-C = TypeVar("C", bound="RunConfig")
+C = TypeVar("C", bound="TableConfig")
+
+
+class TableConfig:
+    """A run config whose ``config`` field is the game's table (``RunConfig``, the distillation's):
+    its player count, and ``make`` from keyword values with the table's fields among them."""
+
+    config: Config
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    @classmethod
+    def make(cls: type[C], **values: Any) -> C:
+        """A config from keyword values, the table's fields among them (``make(players=2, hidden=[64])``)."""
+        return cls(**run_values(cls, values))
 
 
 @dataclass
-class RunConfig:
+class RunConfig(TableConfig):
     run: str = ""  # names runs/<run>/ and checkpoints/<run>/; empty: p<players> and the trainer's RUN_SUFFIX
     config: Config = field(default_factory=Config)  # the table: any Config field (players=4 hand_size=4 ...)
     teammates: dict[int, str] = field(default_factory=dict)  # seat -> a bot name (bots.make_bot)
@@ -80,15 +97,6 @@ class RunConfig:
             make_bot(spec, table=self.config)  # validates the name; a policy must fit this table
         if len(self.teammates) >= self.players:
             raise ValueError("train config 'teammates' fills every seat: the policy would never play")
-
-    @property
-    def players(self) -> int:
-        return self.config.players
-
-    @classmethod
-    def make(cls: type[C], **values: Any) -> C:
-        """A config from keyword values, the table's fields among them (``make(players=2, hidden=[64])``)."""
-        return cls(**run_values(cls, values))
 
 
 def torch_activation(name: str) -> Any:

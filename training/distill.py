@@ -36,7 +36,6 @@ import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -48,9 +47,9 @@ from tranquility_env.bots import SHIPPED_BOTS, shipped_bot
 from tranquility_env.rules import actions
 from tranquility_env.rules.game import ONGOING
 from tranquility_env.training.common import (
+    TableConfig,
     check_fields,
     run_trainer,
-    run_values,
     save_actor,
     save_config,
     trainer_parser,
@@ -66,7 +65,7 @@ MAX_CANDIDATES = 16  # candidates kept of a search (the heuristic's default: 6)
 
 
 @dataclass
-class DistillConfig:
+class DistillConfig(TableConfig):
     config: Config = field(default_factory=Config)  # the table (any Config field); init_actor must be made for it
     run: str = ""  # names checkpoints/<run>/ and <logs_dir>/<run>/; empty: p<players>_distill
     init_actor: str = ""  # the policy that plays, searches and is fitted; empty: the shipped bot
@@ -87,15 +86,6 @@ class DistillConfig:
 
     AT_LEAST_ONE = ("games", "workers", "epochs", "batch_size", "eval_games")
     COLLECTION = ("teacher", "games", "first_seed")  # with the starting weights, what the decisions depend on
-
-    @property
-    def players(self) -> int:
-        return self.config.players
-
-    @classmethod
-    def make(cls, **values: Any) -> DistillConfig:
-        """A config from keyword values, the table's fields among them (as ``RunConfig.make``)."""
-        return cls(**run_values(cls, values))
 
     def __post_init__(self) -> None:
         check_fields(self)
