@@ -12,7 +12,7 @@ from tranquility_env import Config, Game, bots, encoding
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.batch import GameBatch
 from tranquility_env.batch.layout import MAX_LEGAL
-from tranquility_env.bots import HeuristicBot, PolicyBot, ValueModel, make_bot
+from tranquility_env.bots import EarlySearch, HeuristicBot, PolicyBot, ValueModel, make_bot
 from tranquility_env.bots import search as search_module
 from tranquility_env.checkpoint import CheckpointError, save
 from tranquility_env.rules import board
@@ -228,9 +228,49 @@ def test_bot_names() -> None:
         "policy:",
         "policy+search:",
         "policy+own-search:",
+        "policy+expert:",
         "policy-search:x",
         "Heuristic",
         "heuristic-",
     ):
         with pytest.raises(ValueError, match="unknown bot"):
             make_bot(name)
+
+
+def test_the_expert_searches_every_decision_and_leaves_the_policy_only_past_the_margin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = bots.shipped_bot(3)
+    bot = make_bot(f"policy+expert:{folder}", seed=5)
+    assert bot.early == EarlySearch()
+    policy, bot.heuristic = PolicyBot.load(folder), HeuristicBot(seed=5, rollouts=4)  # quick enough for CI
+    bot.early = EarlySearch(candidates=2, rollouts=2, margin=2.0)
+    searched: list[tuple[list[int], list[float]]] = []
+
+    def search(view, candidates, rollouts, seed, play_out) -> list[float]:
+        scores = real_search(view, candidates, rollouts, seed, play_out)
+        searched.append((candidates, scores))
+        return scores
+
+    real_search = search_module.rollout_scores
+    monkeypatch.setattr(search_module, "rollout_scores", search)
+    game, outcomes = Game.new({"players": 3}, 11), set()
+    while game.status == "ongoing":
+        seat = game.current_player
+        observation, mask = encoding.observation(game, seat), encoding.action_mask(game, seat)
+        legal = np.flatnonzero(mask)
+        action = bot_action(game, bot)
+        filled = board.N_SLOTS - game.mountain[: board.N_SLOTS].count(EMPTY)
+        if len(legal) > 1 and filled < bot.heuristic.setting("search_from", 3):  # the early search decides
+            candidates, scores = searched[-1]
+            assert candidates == legal[np.argsort(-policy.logits(observation, legal), kind="stable")][:2].tolist()
+            gain = scores[1] - scores[0]
+            assert action == (candidates[1] if gain >= 2.0 else candidates[0])
+            assert bot.last_search == dict(zip(candidates, scores, strict=True))
+            outcomes.add("left" if gain >= 2.0 else "kept though scored lower" if gain > 0 else "kept")
+        game.apply_action(action)
+    assert outcomes == {"left", "kept though scored lower", "kept"}  # this deal meets every case
+    with pytest.raises(ValueError, match="own_search"):
+        bots.PolicyWithSearchBot(policy, HeuristicBot(), own_search=False, early=EarlySearch())
+    with pytest.raises(ValueError, match="candidates >= 2"):
+        EarlySearch(candidates=1)

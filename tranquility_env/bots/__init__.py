@@ -6,7 +6,8 @@
   ``ValueModel``.
 - ``search``: the end-game rollout search both the heuristic and the learned bots use.
 - ``policy``: ``PolicyBot``, a learned policy from a checkpoint, in numpy.
-- ``policy_search``: ``PolicyWithSearchBot``, a policy with an end-game search.
+- ``policy_search``: ``PolicyWithSearchBot``, a policy with an end-game search (or a search at
+  every decision: the expert of expert iteration).
 - ``shipped``: the learned bots that come with the package.
 - ``partners``: the partner pool, bots with different habits, for play with strangers.
 - ``reasons``: what a bot weighed when it chose a move.
@@ -21,7 +22,7 @@ from typing import Any
 from tranquility_env.bots.heuristic import HeuristicBot
 from tranquility_env.bots.partners import PARTNERS, partner_bot
 from tranquility_env.bots.policy import PolicyBot, load_policy
-from tranquility_env.bots.policy_search import PolicyWithSearchBot
+from tranquility_env.bots.policy_search import EarlySearch, PolicyWithSearchBot
 from tranquility_env.bots.protocol import Bot
 from tranquility_env.bots.random_bot import RandomBot
 from tranquility_env.bots.shipped import SHIPPED_BOTS, shipped_bot
@@ -32,6 +33,7 @@ __all__ = [
     "POLICY_KINDS",
     "SHIPPED_BOTS",
     "Bot",
+    "EarlySearch",
     "HeuristicBot",
     "PolicyBot",
     "PolicyWithSearchBot",
@@ -44,11 +46,11 @@ __all__ = [
 ]
 
 
-POLICY_KINDS = ("policy", "policy+search", "policy+own-search")
+POLICY_KINDS = ("policy", "policy+search", "policy+own-search", "policy+expert")
 
 
 def resolve(spec: str, table: Any = None) -> str:
-    """``spec`` with a bare ``policy``, ``policy+search`` or ``policy+own-search`` made explicit:
+    """``spec`` with a bare policy kind (``POLICY_KINDS``) made explicit:
     the shipped bot for ``table`` (a ``Config``; base game only), as ``KIND:PATH``."""
     if spec not in POLICY_KINDS:
         return spec
@@ -67,7 +69,8 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``heuristic-no-search`` (its value model
     alone, much faster: for teammates inside training), ``policy:PATH`` (a checkpoint folder),
     ``policy+search:PATH`` (that policy with the heuristic's end-game search) or
-    ``policy+own-search:PATH`` (that policy with the same search over its own rollouts); the
+    ``policy+own-search:PATH`` (that policy with the same search over its own rollouts) or
+    ``policy+expert:PATH`` (that search at every decision, ``EarlySearch`` before the end game); the
     policy names without ``:PATH`` take the shipped bot for ``table``; ``partner:NAME`` is a bot
     of the partner pool (``partners.PARTNERS``). Given a ``table`` config, a policy made for
     another table is refused (``PolicyBot.check_table``)."""
@@ -85,8 +88,11 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
             policy.check_table(table)
         if kind == "policy":
             return policy
+        if kind == "policy+expert":
+            return PolicyWithSearchBot(policy, HeuristicBot(seed=seed), own_search=True, early=EarlySearch())
         return PolicyWithSearchBot(policy, HeuristicBot(seed=seed), own_search=kind == "policy+own-search")
     raise ValueError(
         f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy[:PATH]', "
-        f"'policy+search[:PATH]', 'policy+own-search[:PATH]' or 'partner:NAME' (NAME one of {list(PARTNERS)})"
+        f"'policy+search[:PATH]', 'policy+own-search[:PATH]', 'policy+expert[:PATH]' or 'partner:NAME' "
+        f"(NAME one of {list(PARTNERS)})"
     )

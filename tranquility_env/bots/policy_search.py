@@ -1,8 +1,10 @@
-"""``PolicyWithSearchBot``: a learned policy that hands the end game to a rollout search."""
+"""``PolicyWithSearchBot``: a learned policy that hands the end game (or every decision) to a
+rollout search."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -10,12 +12,30 @@ import numpy as np
 from tranquility_env import encoding
 from tranquility_env.batch import GameBatch
 from tranquility_env.batch.layout import ONGOING
+from tranquility_env.bots import search
 from tranquility_env.bots.heuristic import HeuristicBot
 from tranquility_env.bots.policy import PolicyBot, one_blas_thread
-from tranquility_env.bots.search import best_by_rollouts
 from tranquility_env.rules import board
 
-__all__ = ["PolicyWithSearchBot"]
+__all__ = ["EarlySearch", "PolicyWithSearchBot"]
+
+
+@dataclass(frozen=True)
+class EarlySearch:
+    """The search before the end game (``policy+expert``): the policy's ``candidates`` likeliest
+    moves on ``rollouts`` sampled deals each, and the policy's own move kept unless another
+    scored at least ``margin`` (cards; a win counts ``search.WIN_SCORE``) more. Early on, the
+    candidates' true scores differ by less than the rollouts' noise, and taking the best mean
+    plays that noise (as SPARTA, Lerer et al. 2020, deviates from its blueprint only past a
+    threshold)."""
+
+    candidates: int = 4
+    rollouts: int = 16
+    margin: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.candidates < 2 or self.rollouts < 1 or self.margin < 0:
+            raise ValueError(f"an early search needs candidates >= 2, rollouts >= 1 and margin >= 0, got {self}")
 
 
 class PolicyWithSearchBot:
@@ -30,16 +50,28 @@ class PolicyWithSearchBot:
       with ``heuristic``'s ``candidates``, ``rollouts``, ``search_from`` and seed), but the
       policy picks the candidates (its likeliest moves) and plays every seat in the rollouts. No
       hand-written strategy chooses a move, so against ``heuristic`` (its value model with the
-      same search) it compares the learned policy with the hand-written value model."""
+      same search) it compares the learned policy with the hand-written value model.
 
-    def __init__(self, policy: PolicyBot, heuristic: HeuristicBot, own_search: bool = False) -> None:
-        self.policy, self.heuristic, self.own_search = policy, heuristic, own_search
+    With ``early`` (own search only; bot name ``policy+expert:PATH``, the expert of
+    ``tranquility expert-iteration``) the policy's own search decides before the end game too,
+    as ``EarlySearch`` says."""
+
+    def __init__(
+        self, policy: PolicyBot, heuristic: HeuristicBot, own_search: bool = False, early: EarlySearch | None = None
+    ) -> None:
+        if early is not None and not own_search:
+            raise ValueError("an early search is the policy's own: it needs own_search=True")
+        self.policy, self.heuristic, self.own_search, self.early = policy, heuristic, own_search, early
         self.own_scores: dict[int, float] = {}
 
-    def searching(self, view: Mapping[str, Any]) -> bool:
-        """Whether the search, not the policy, decides in this seat's position."""
+    def end_game(self, view: Mapping[str, Any]) -> bool:
+        """Whether this seat's position is in the end game, where ``heuristic`` would search."""
         filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
         return self.heuristic.searches(filled, len(view["players"]))
+
+    def searching(self, view: Mapping[str, Any]) -> bool:
+        """Whether the search, not the policy alone, decides in this seat's position."""
+        return self.early is not None or self.end_game(view)
 
     @property
     def last_search(self) -> dict[int, float]:
@@ -49,17 +81,25 @@ class PolicyWithSearchBot:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
         self.own_scores, self.heuristic.last_search = {}, {}
-        if not self.searching(view):
+        end_game = self.end_game(view)
+        if not end_game and self.early is None:
             return self.policy.act(observation, action_mask, view)
         if not self.own_search:
             return self.heuristic.act(observation, action_mask, view)
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
+        players = len(view["players"])
+        if end_game:
+            width, rollouts, margin = self.heuristic.candidates, self.heuristic.setting("rollouts", players), 0.0
+        else:
+            width, rollouts, margin = self.early.candidates, self.early.rollouts, self.early.margin
         likeliest = legal[np.argsort(-self.policy.logits(observation, legal), kind="stable")]
-        candidates = [int(a) for a in likeliest[: self.heuristic.candidates]]
-        rollouts = int(self.heuristic.setting("rollouts", len(view["players"])))
-        return best_by_rollouts(view, candidates, rollouts, self.heuristic.seed, self.play_out, self.own_scores)
+        candidates = [int(a) for a in likeliest[:width]]
+        scores = search.rollout_scores(view, candidates, int(rollouts), self.heuristic.seed, self.play_out)
+        self.own_scores.update(zip(candidates, scores, strict=True))
+        best = int(np.argmax(scores))  # ties to the likelier move
+        return candidates[best] if scores[best] - scores[0] >= margin else candidates[0]
 
     def play_out(self, batch: GameBatch) -> None:
         """Finish the games of ``batch`` with every seat playing the policy, from what that seat
