@@ -284,6 +284,7 @@ def test_config_files_are_one_per_trainer_and_valid_at_every_player_count() -> N
     """As a fresh clone has them: nothing stands in for a checkpoint the clone lacks."""
     from tranquility_env.training.common import load_config
     from tranquility_env.training.distill import DistillConfig
+    from tranquility_env.training.expert_iteration import ExpertIterationConfig
     from tranquility_env.training.mappo import IppoConfig, MappoConfig
     from tranquility_env.training.rllib_train import RllibConfig
     from tranquility_env.training.train import TrainConfig
@@ -294,6 +295,7 @@ def test_config_files_are_one_per_trainer_and_valid_at_every_player_count() -> N
         "ippo": IppoConfig,
         "rllib": RllibConfig,
         "distill": DistillConfig,
+        "expert_iteration": ExpertIterationConfig,
     }
     files = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
     assert sorted(path.stem for path in files) == sorted(trainers)

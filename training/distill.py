@@ -34,8 +34,10 @@ import functools
 import json
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -58,10 +60,31 @@ from tranquility_env.training.evaluate import evaluate, imap_jobs, markdown, sea
 from tranquility_env.training.mappo import Actor
 from tranquility_env.views import LazySeatView
 
-__all__ = ["MAX_CANDIDATES", "DistillConfig", "agreement", "fit", "likeliest", "main", "targets"]
+__all__ = [
+    "MAX_CANDIDATES",
+    "DistillConfig",
+    "FitSettings",
+    "agreement",
+    "collect",
+    "fit",
+    "likeliest",
+    "main",
+    "targets",
+]
 
 TEACHERS = ("own-search", "search")
 MAX_CANDIDATES = 16  # candidates kept of a search (the heuristic's default: 6)
+
+
+class FitSettings(Protocol):
+    """What ``fit`` reads of a run's config (``DistillConfig``, ``ExpertIterationConfig``)."""
+
+    epochs: int
+    batch_size: int
+    learning_rate: float
+    anchor_weight: float
+    temperature: float
+    seed: int
 
 
 @dataclass
@@ -120,13 +143,15 @@ class DistillConfig(TableConfig):
 
 
 # ------------------------------------------------------------------------------ 1. collect
-def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, ...]:
+def deal_decisions(job: tuple[Callable[..., list[Any]], Config, int]) -> tuple[np.ndarray, ...]:
     """(observations as float16, masks packed to bits, actions, searched?, candidates, their mean
-    rollout scores, won?) of every decision with more than one legal action in one deal played by
-    the team ``spec``. Candidates and scores are padded with -1 and 0 to ``MAX_CANDIDATES``."""
-    spec, config, deal = job
+    rollout scores, won?, cards on the mountain) of every decision with more than one legal
+    action in one deal played by the team ``make_team(config, seed=deal * 8)``, seeded as
+    ``tranquility evaluate`` seeds its bots. Candidates and scores are padded with -1 and 0 to
+    ``MAX_CANDIDATES``."""
+    make_team, config, deal = job
     game = Game.new(config, deal)
-    bots = seat_team(spec, config, seed=deal * 8)
+    bots = make_team(config, seed=deal * 8)
     obs, masks, chosen, searched, candidates, scores = [], [], [], [], [], []
     while game.status == ONGOING:
         seat = game.current
@@ -150,13 +175,24 @@ def deal_decisions(job: tuple[str, Config, int]) -> tuple[np.ndarray, ...]:
         np.array(candidates, dtype=np.int16),
         np.array(scores, dtype=np.float32),
         game.status == "won",
+        game.cards_on_mountain(),
     )
 
 
-def collect(cfg: DistillConfig, about: dict, config: Config, path: Path) -> dict[str, np.ndarray]:
-    """The decisions of ``cfg.games`` deals at the table ``config``, from ``path`` if it holds
-    those of the same settings and starting weights (``about``: the starting checkpoint's description)."""
-    settings = {k: getattr(cfg, k) for k in cfg.COLLECTION} | {k: about[k] for k in ("config", "weights_sha256")}
+def collect(
+    make_team: Callable[..., list[Any]],
+    name: str,
+    config: Config,
+    deals: range,
+    workers: int,
+    path: Path,
+    settings: dict[str, Any],
+) -> dict[str, np.ndarray]:
+    """The decisions (``deal_decisions``) of the team ``make_team`` (called ``name`` in the
+    progress bar) on ``deals`` at the table ``config``; from ``path`` if it holds those of the
+    same ``settings`` (whatever the decisions depend on: the team, its weights' hash, the deals),
+    else collected and written there whole. ``deal`` numbers each decision's deal from 0, ``won``
+    and ``cards`` each deal's outcome."""
     meta = json.dumps(settings, sort_keys=True)
     if path.is_file():
         try:
@@ -166,14 +202,14 @@ def collect(cfg: DistillConfig, about: dict, config: Config, path: Path) -> dict
                     return {k: saved[k] for k in saved.files}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:  # damaged: it is only a cache
             print(f"{path} is unreadable ({err}); collecting the decisions anew")
-    spec = f"policy+{cfg.teacher}:{cfg.init_actor}"
-    jobs = [(spec, config, cfg.first_seed + i) for i in range(cfg.games)]
-    played = imap_jobs(deal_decisions, jobs, cfg.workers)
-    parts = list(tqdm(played, total=cfg.games, desc=f"collect {spec}", unit="deal", disable=None))
+    jobs = [(make_team, config, deal) for deal in deals]
+    played = imap_jobs(deal_decisions, jobs, workers)
+    parts = list(tqdm(played, total=len(jobs), desc=f"collect {name}", unit="deal", disable=None))
     names = ("obs", "masks", "chosen", "searched", "candidates", "scores")
     data = {name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(names)}
     data["deal"] = np.concatenate([np.full(len(p[2]), i) for i, p in enumerate(parts)])
-    data["won"] = np.array([p[-1] for p in parts])
+    data["won"] = np.array([p[-2] for p in parts])
+    data["cards"] = np.array([p[-1] for p in parts])
     data["meta"] = np.array(meta)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".tmp.npz"), "wb") as f:  # written whole, then renamed: never half a file
@@ -223,11 +259,19 @@ def agreement(actor: Actor, data: dict[str, np.ndarray], idx: np.ndarray, labels
     return float((likeliest(actor, data, idx) == labels).sum()) / max(1, len(idx))
 
 
-def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: SummaryWriter) -> None:
+def fit(
+    cfg: FitSettings,
+    actor: Actor,
+    data: dict[str, np.ndarray],
+    held_out: np.ndarray,
+    writer: SummaryWriter,
+    step: int = 0,
+) -> float:
     """Cross-entropy on the ``targets`` of the searched decisions plus ``anchor_weight`` x
-    KL(start || actor) on the anchors."""
+    KL(start || actor) on the anchors, the decisions where ``held_out`` is true left out (and
+    measured: ``distill/agreement``, logged at ``step`` + epoch). Returns the agreement with the
+    search's choices on those before the fit."""
     start = copy.deepcopy(actor).requires_grad_(False)
-    held_out = data["deal"] >= cfg.games - cfg.valid_games
     labelled = np.flatnonzero(data["searched"] & ~held_out)
     anchors = np.flatnonzero(~data["searched"] & ~held_out)
     valid, valid_anchors = np.flatnonzero(data["searched"] & held_out), np.flatnonzero(~data["searched"] & held_out)
@@ -239,16 +283,17 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
     rng = np.random.default_rng(cfg.seed)
     optimizer = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
 
-    def report(epoch: int) -> None:
+    def report(epoch: int) -> float:
         agree, keep = agreement(actor, data, valid), agreement(actor, data, valid_anchors, start_choices)
-        writer.add_scalar("distill/agreement", agree, epoch)
-        writer.add_scalar("distill/anchor_agreement", keep, epoch)
+        writer.add_scalar("distill/agreement", agree, step + epoch)
+        writer.add_scalar("distill/anchor_agreement", keep, step + epoch)
         print(
             f"epoch {epoch}/{cfg.epochs}: held out, the search's choice {agree:.1%}, "
             f"the starting policy's on the anchors {keep:.1%}"
         )
+        return agree
 
-    report(0)
+    before = report(0)
     for epoch in range(1, cfg.epochs + 1):
         for idx in np.array_split(rng.permutation(labelled), max(1, len(labelled) // cfg.batch_size)):
             obs, mask, _ = batch(data, idx)
@@ -263,8 +308,9 @@ def fit(cfg: DistillConfig, actor: Actor, data: dict[str, np.ndarray], writer: S
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-        writer.add_scalar("losses/loss", loss.item(), epoch)
+        writer.add_scalar("losses/loss", loss.item(), step + epoch)
         report(epoch)
+    return before
 
 
 # ------------------------------------------------------------------------------ the run
@@ -274,7 +320,12 @@ def distill(cfg: DistillConfig) -> Path:
     config = Config.from_dict(about["config"])
     run_dir, logs = Path(cfg.checkpoints_dir) / cfg.run, Path(cfg.logs_dir) / cfg.run
     started = time.time()
-    data = collect(cfg, about, config, logs / "decisions.npz")
+    spec = f"policy+{cfg.teacher}:{cfg.init_actor}"
+    settings = {k: getattr(cfg, k) for k in cfg.COLLECTION} | {k: about[k] for k in ("config", "weights_sha256")}
+    deals = range(cfg.first_seed, cfg.first_seed + cfg.games)
+    data = collect(
+        functools.partial(seat_team, spec), spec, config, deals, cfg.workers, logs / "decisions.npz", settings
+    )
     print(
         f"{len(data['chosen'])} decisions of {cfg.games} deals, {data['searched'].sum()} searched; "
         f"the team with its search won {data['won'].mean():.1%} of them ({time.time() - started:.0f} s)"
@@ -283,7 +334,7 @@ def distill(cfg: DistillConfig) -> Path:
     actor = Actor(about["hidden"], about["activation"])
     actor.load_pairs(weights)
     writer = SummaryWriter(logs)
-    fit(cfg, actor, data, writer)
+    fit(cfg, actor, data, data["deal"] >= cfg.games - cfg.valid_games, writer)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)  # type: ignore[arg-type]  # any dataclass: its fields as YAML
     trainer = f"search distillation ({cfg.teacher}) of {cfg.init_actor}"

@@ -1,6 +1,6 @@
 """The ``tranquility`` command: ``play`` and ``replay`` (the ``play`` extra); ``serve`` (the ``web``
-extra); ``train``, ``mappo``, ``ippo``, ``distill``, ``evaluate`` and ``benchmark`` (the ``train``
-extra); ``rllib``."""
+extra); ``train``, ``mappo``, ``ippo``, ``distill``, ``expert-iteration``, ``evaluate`` and
+``benchmark`` (the ``train`` extra); ``rllib``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ COMMANDS = {  # command -> (module, function, the extra it needs)
     "mappo": ("tranquility_env.training.mappo", "main", "train"),
     "ippo": ("tranquility_env.training.mappo", "ippo_main", "train"),
     "distill": ("tranquility_env.training.distill", "main", "train"),
+    "expert-iteration": ("tranquility_env.training.expert_iteration", "main", "train"),
     "rllib": ("tranquility_env.training.rllib_train", "main", "train,rllib"),
     "evaluate": ("tranquility_env.training.evaluate", "main", "train"),
     "benchmark": ("tranquility_env.training.benchmark", "main", "train"),
