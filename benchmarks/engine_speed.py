@@ -23,6 +23,10 @@ end-game search, and the shipped 3-player bot with the same search over its own 
 before the batched engine) and batched, on the same deals in the same run; the ratios, and in
 how many games the two made the same moves.
 
+``--decision-time BOT``: seconds per decision of the bot name BOT in every seat of 3-player games
+(``--games``, default 10, evaluation deals), over the decisions with more than one legal move:
+median, 95th percentile and largest, one core (a searching bot's latency at the table).
+
 ``--policy``: microseconds per decision of ``PolicyBot.act`` (the shipped 3-player
 bot) on the positions of its own games (``--games``, default 40), against the dense forward
 pass it replaced (every weight of every layer, the whole head, then the mask) on the same
@@ -139,6 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--heuristic", action="store_true", help="time HeuristicBot games with and without search")
     parser.add_argument("--policy", action="store_true", help="time PolicyBot decisions against a dense forward pass")
     parser.add_argument("--batch", action="store_true", help="time the batched engine against OpenSpiel and PettingZoo")
+    parser.add_argument("--decision-time", metavar="BOT", help="time each decision of a bot name (make_bot)")
     args = parser.parse_args(argv)
     if args.games is None:
         args.games = 10 if args.heuristic else 40
@@ -155,6 +160,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.batch:
         bench_batch(args.runs, args.seconds)
+        return
+    if args.decision_time:
+        bench_decisions(args.decision_time, args.games)
         return
 
     print(f"Engine, random legal games, integer path; median of {args.runs} runs of {args.seconds:g} s")
@@ -340,6 +348,35 @@ def bench_heuristic(games: int) -> None:
         same = sum(a == b for a, b in zip(moves[one], moves[batched], strict=True))
         print(f"ratio, {name} one game at a time to batched: {medians[one] / medians[batched]:.1f} ", end="")
         print(f"(the same moves in {same} of {games} games)")
+
+
+def bench_decisions(spec: str, games: int) -> dict[str, float]:
+    from tranquility_env import encoding
+    from tranquility_env.bots import make_bot
+    from tranquility_env.rules import Config
+    from tranquility_env.views import LazySeatView
+
+    config, seconds = Config(players=3), []
+    for i in range(games):
+        game = Game.new(config, EVALUATION_DEALS + i)
+        team = [make_bot(spec, seed=i * 8 + s, table=config) for s in range(3)]
+        while game.status == "ongoing":
+            seat = game.current
+            observation, mask = encoding.observation(game, seat), encoding.action_mask(game, seat)
+            start = time.perf_counter()
+            action = team[seat].act(observation, mask, LazySeatView(game, seat))
+            if mask.sum() > 1:
+                seconds.append(time.perf_counter() - start)
+            game.apply_action(action)
+    seconds.sort()
+    figures = {
+        "median_s": statistics.median(seconds),
+        "p95_s": seconds[int(0.95 * (len(seconds) - 1))],
+        "max_s": seconds[-1],
+    }
+    print(f"{spec}, 3 players, one core: {len(seconds)} decisions of {games} games; seconds per decision")
+    print(" | ".join(f"{name} {value:.3f}" for name, value in figures.items()))
+    return figures
 
 
 def bench_policy(games: int, runs: int) -> dict[str, float]:

@@ -57,3 +57,11 @@ def test_training_speed_is_counted_after_the_first_update() -> None:
     assert split["rollout share"] == pytest.approx(0.2 / 1.0)
     with pytest.raises(ValueError, match="at least 2 updates"):
         speed.steady_rate(Charts({"charts/SPS": charts.series["charts/SPS"][:1]}))
+
+
+def test_the_decision_time_benchmark_times_each_choice_of_a_bot(capsys: pytest.CaptureFixture[str]) -> None:
+    bench.main(["--decision-time", "heuristic-no-search", "--games", "1"])
+    printed = capsys.readouterr().out
+    assert "heuristic-no-search, 3 players, one core:" in printed and "p95_s" in printed
+    figures = bench.bench_decisions("random", 1)
+    assert 0 < figures["median_s"] <= figures["p95_s"] <= figures["max_s"]

@@ -91,7 +91,7 @@ def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object],
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
     browser.find_element(By.CSS_SELECTOR, "#players option[value='2'], #players option:nth-child(2)").click()
     for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-        select.find_element(By.CSS_SELECTOR, "option:nth-child(6)").click()  # random: quick
+        select.find_element(By.CSS_SELECTOR, "option[value='random']").click()  # quick
     browser.find_element(By.ID, "start").click()
     wait(browser, lambda d: d.find_element(By.ID, "table").is_displayed() and my_hand(d))
     page_holds_no_other_cards(browser, app)

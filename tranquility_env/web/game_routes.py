@@ -30,7 +30,17 @@ from tranquility_env.web.session import MoveRefused, TableSession
 
 __all__ = ["GameRoutes"]
 
-BOT_NAMES = ("policy", "policy+search", "policy+own-search", "heuristic", "heuristic-no-search", "random")
+# The page offers them in this order, the first the default: the strongest learned bot whose
+# decisions stay quick enough for a person to wait on (docs/results.md, "With a search at every decision").
+BOT_NAMES = (
+    "policy+expert",
+    "policy",
+    "policy+search",
+    "policy+own-search",
+    "heuristic",
+    "heuristic-no-search",
+    "random",
+)
 NEW_GAME_KEYS = ("seat", "bots", *Config.fields())
 
 
@@ -142,7 +152,7 @@ class GameRoutes:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < config.players:
             raise Refused(400, f"seat must be from 0 to {config.players - 1}, got {shown(seat)}")
         others = [s for s in range(config.players) if s != seat]
-        names = body.get("bots", ["policy"] if config == Config(players=config.players) else ["heuristic"])
+        names = body.get("bots", [BOT_NAMES[0]] if config == Config(players=config.players) else ["heuristic"])
         names = [names] if isinstance(names, str) else names
         if (
             not isinstance(names, list)
