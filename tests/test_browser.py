@@ -449,3 +449,19 @@ def test_the_form_offers_every_config_field_and_a_new_one_with_no_page_change(
         config = browser.execute_script("return game.view.config;")
         assert (config["hand_size"], config["bridges"], config["campfire_move_pays"]) == (4, 7, False)
         assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .card")) == 4
+
+
+def test_leaving_from_the_list_of_games_going_asks_first(server: tuple[str, object], browser: object) -> None:
+    url, app = server
+    game_id = start_a_solo_game(browser, url)
+    browser.get(url)  # back to the form: the game is listed as going
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#my-games li"))
+    leave = "#my-games li button:nth-of-type(2)"
+    browser.find_element(By.CSS_SELECTOR, leave).click()
+    browser.switch_to.alert.dismiss()  # asked first: dismissed, the game goes on
+    time.sleep(0.2)
+    assert app.state.games[game_id].outcome is None and browser.find_elements(By.CSS_SELECTOR, "#my-games li")
+    browser.find_element(By.CSS_SELECTOR, leave).click()
+    browser.switch_to.alert.accept()
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#my-games li"))
+    assert app.state.games[game_id].outcome is not None

@@ -341,6 +341,8 @@ function tableChoices() {
   return chosen;
 }
 
+const LEAVE_QUESTION = "Leave this game? It ends for the whole table.";
+
 // The games of this browser still going, to go back to or leave (a browser may have a few at once).
 async function listMyGames() {
   const data = await api("/api/games").catch(() => ({ games: [] }));
@@ -348,7 +350,11 @@ async function listMyGames() {
   $("my-games").replaceChildren(...going.map((g) => el("li", {},
     `${g.players} players, turn ${g.turn} `,
     el("button", { onclick: async () => enter(await api(`/api/games/${g.id}`)) }, "Go back"), " ",
-    el("button", { onclick: async () => { await api(`/api/games/${g.id}/quit`, {}).catch(() => {}); listMyGames(); } }, "Leave"))));
+    el("button", { onclick: async () => {
+      if (!confirm(LEAVE_QUESTION)) return;
+      await api(`/api/games/${g.id}/quit`, {}).catch(() => {});
+      listMyGames();
+    } }, "Leave"))));
   $("my-games-box").hidden = going.length === 0;
 }
 
@@ -477,7 +483,7 @@ async function init() {
   });
   $("leave").addEventListener("click", async () => {
     if (!game || game.outcome) return;
-    if (!confirm("Leave this game? It ends for the whole table.")) return;
+    if (!confirm(LEAVE_QUESTION)) return;
     try {
       show(await api(`/api/games/${game.id}/quit`, {}));
     } catch (err) {
