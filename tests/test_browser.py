@@ -91,6 +91,8 @@ def test_a_whole_game_in_the_browser_then_its_replay(server: tuple[str, object],
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
     browser.find_element(By.CSS_SELECTOR, "#players option[value='2'], #players option:nth-child(2)").click()
     for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+        expert = select.find_element(By.CSS_SELECTOR, "option[value='policy+expert']")  # named for people
+        assert expert.text == "Learned, looks ahead every move" and "sampled deals" in expert.get_attribute("title")
         select.find_element(By.CSS_SELECTOR, "option[value='random']").click()  # quick
     browser.find_element(By.ID, "start").click()
     wait(browser, lambda d: d.find_element(By.ID, "table").is_displayed() and my_hand(d))

@@ -86,6 +86,7 @@ def test_a_table_without_a_shipped_bot_starts_from_a_fresh_network(
         ({"activation": "sigmoid"}, "'activation' must be one of"),
         ({"players": 3, "init_actor": bots.shipped_bot(2)}, "was made for .* not this run's table"),
         ({"iterations": "many"}, "'iterations' must be int"),
+        ({"labels": "some"}, "'labels' must be one of"),
     ],
 )
 def test_expert_iteration_refuses_wrong_settings(override: dict, message: str) -> None:
@@ -93,3 +94,11 @@ def test_expert_iteration_refuses_wrong_settings(override: dict, message: str) -
 
     with pytest.raises(ValueError, match=message):
         ExpertIterationConfig.make(**override)
+
+
+def test_departures_label_only_the_decisions_where_the_expert_left_the_policys_move() -> None:
+    from tranquility_env.training.expert_iteration import labelled
+
+    data = {"chosen": np.array([5, 7, 9]), "candidates": np.array([[5, 7, -1], [5, 7, -1], [9, -1, -1]])}
+    assert labelled(data, "all").tolist() == [True, True, True]
+    assert labelled(data, "departures").tolist() == [False, True, False]

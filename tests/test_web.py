@@ -191,6 +191,8 @@ def test_tranquility_serve_prints_its_loopback_url_and_serves(tmp_path: Path) ->
         assert url.startswith("http://localhost:") and url.endswith("/"), line
         options = json.loads(urllib.request.urlopen(url + "api/options", timeout=10).read())
         assert options["players"] == 3 and "policy" in options["bots"]
+        assert set(options["bot_labels"]) == set(options["bots"])  # every bot named for people, with help
+        assert all(about["label"] and about["help"] for about in options["bot_labels"].values())
         page = urllib.request.urlopen(url, timeout=10).read().decode()
         assert "<title>Tranquility: The Ascent</title>" in page
     finally:

@@ -266,11 +266,10 @@ def fit(
     held_out: np.ndarray,
     writer: SummaryWriter,
     step: int = 0,
-) -> float:
+) -> None:
     """Cross-entropy on the ``targets`` of the searched decisions plus ``anchor_weight`` x
     KL(start || actor) on the anchors, the decisions where ``held_out`` is true left out (and
-    measured: ``distill/agreement``, logged at ``step`` + epoch). Returns the agreement with the
-    search's choices on those before the fit."""
+    measured: ``distill/agreement``, logged at ``step`` + epoch)."""
     start = copy.deepcopy(actor).requires_grad_(False)
     labelled = np.flatnonzero(data["searched"] & ~held_out)
     anchors = np.flatnonzero(~data["searched"] & ~held_out)
@@ -283,7 +282,7 @@ def fit(
     rng = np.random.default_rng(cfg.seed)
     optimizer = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
 
-    def report(epoch: int) -> float:
+    def report(epoch: int) -> None:
         agree, keep = agreement(actor, data, valid), agreement(actor, data, valid_anchors, start_choices)
         writer.add_scalar("distill/agreement", agree, step + epoch)
         writer.add_scalar("distill/anchor_agreement", keep, step + epoch)
@@ -291,9 +290,8 @@ def fit(
             f"epoch {epoch}/{cfg.epochs}: held out, the search's choice {agree:.1%}, "
             f"the starting policy's on the anchors {keep:.1%}"
         )
-        return agree
 
-    before = report(0)
+    report(0)
     for epoch in range(1, cfg.epochs + 1):
         for idx in np.array_split(rng.permutation(labelled), max(1, len(labelled) // cfg.batch_size)):
             obs, mask, _ = batch(data, idx)
@@ -310,7 +308,6 @@ def fit(
             optimizer.step()
         writer.add_scalar("losses/loss", loss.item(), step + epoch)
         report(epoch)
-    return before
 
 
 # ------------------------------------------------------------------------------ the run

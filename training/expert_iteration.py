@@ -15,7 +15,9 @@ target of AlphaZero). Each iteration ``i``:
 2. **The apprentice learns.** From the current weights, ``distill.fit`` on the decisions of the
    last ``buffer`` iterations (a replay buffer across iterations): cross-entropy to the
    expert's choices (``temperature`` 0) or to the starting policy's odds shifted by the
-   candidates' scores (``temperature`` > 0, ``distill.targets``). The last ``valid_games`` deals
+   candidates' scores (``temperature`` > 0, ``distill.targets``); with ``labels=departures``
+   only where the expert left the policy's move, the other decisions anchors (``anchor_weight``
+   times the KL divergence from the starting policy). The last ``valid_games`` deals
    of each iteration are held out; the agreement of the policy with the expert there before the
    fit is logged (``charts/agreement_before_fit``).
 3. **Measured.** ``checkpoints/<run>/iter_<i>`` (the bot format), the apprentice alone on
@@ -55,12 +57,13 @@ from tranquility_env.training.common import (
     save_config,
     trainer_parser,
 )
-from tranquility_env.training.distill import collect, fit
+from tranquility_env.training.distill import agreement, collect, fit
 from tranquility_env.training.evaluate import evaluate
 from tranquility_env.training.mappo import Actor
 
 __all__ = ["ExpertIterationConfig", "expert_iteration", "expert_team", "main"]
 
+LABELS = ("all", "departures")
 CHARTS = ("expert_win_rate", "expert_cards", "agreement_before_fit", "apprentice_win_rate", "apprentice_cards")
 
 
@@ -83,8 +86,9 @@ class ExpertIterationConfig(TableConfig):
     epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-4
-    anchor_weight: float = 0.0  # KL to the starting policy on decisions without a search (distill.fit; none here)
+    anchor_weight: float = 0.0  # KL to the starting policy on the decisions not labelled (labels=departures)
     temperature: float = 0.0  # of the candidates' scores; 0: the expert's choice
+    labels: str = "all"  # or "departures": only where the expert left the policy's move, the rest anchors
     eval_games: int = 500  # tuning deals (seeds 500,000+) per iteration
     seed: int = 0
     checkpoints_dir: str = "checkpoints"
@@ -103,6 +107,8 @@ class ExpertIterationConfig(TableConfig):
             raise ValueError(f"train config 'candidates', 'rollouts', 'margin': {err}") from None
         if not 1 <= self.valid_games < self.games:
             raise ValueError(f"train config 'valid_games' must be at least 1 and below 'games' ({self.games})")
+        if self.labels not in LABELS:
+            raise ValueError(f"train config 'labels' must be one of {list(LABELS)}, got {self.labels!r}")
         if self.anchor_weight < 0 or self.temperature < 0 or self.learning_rate <= 0:
             raise ValueError(
                 "train config 'anchor_weight' and 'temperature' must be at least 0, 'learning_rate' above 0"
@@ -187,9 +193,10 @@ def expert_iteration(cfg: ExpertIterationConfig, resume: bool = False) -> Path:
         collected = time.time() - started
         buffer = [data] + [read(logs / f"iter_{j}" / "decisions.npz") for j in range(max(0, i - cfg.buffer + 1), i)]
         held_out = np.concatenate([d["deal"] >= cfg.games - cfg.valid_games for d in buffer])
-        merged = {k: np.concatenate([d[k] for d in buffer]) for k in ("obs", "masks", "chosen", "searched")}
-        merged |= {k: np.concatenate([d[k] for d in buffer]) for k in ("candidates", "scores")}
-        agree = fit(cfg, actor, merged, held_out, writer, step=i * (cfg.epochs + 1))
+        merged = {k: np.concatenate([d[k] for d in buffer]) for k in ("obs", "masks", "chosen", "candidates", "scores")}
+        merged["searched"] = labelled(merged, cfg.labels)
+        agree = agreement(actor, data, np.flatnonzero(data["deal"] >= cfg.games - cfg.valid_games))
+        fit(cfg, actor, merged, held_out, writer, step=i * (cfg.epochs + 1))
         current = str(export(actor, hidden, activation, run_dir / f"iter_{i}", cfg, f"expert iteration {i}"))
         _, layers, head = checkpoint.load(current)  # go on from the stored weights, as a resumed run does
         actor.load_pairs([*layers, head])
@@ -233,6 +240,15 @@ def replace_folder(source: Path, target: Path) -> Path:
     new.rename(target)
     shutil.rmtree(old, ignore_errors=True)
     return target
+
+
+def labelled(data: dict[str, np.ndarray], labels: str) -> np.ndarray:
+    """The decisions ``fit`` labels (the others are its anchors): every one, or with
+    ``departures`` those where the expert's move is not the policy's likeliest (its first
+    candidate)."""
+    if labels == "all":
+        return np.ones(len(data["chosen"]), dtype=bool)
+    return data["chosen"] != data["candidates"][:, 0]
 
 
 def read(path: Path) -> dict[str, np.ndarray]:

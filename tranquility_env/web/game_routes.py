@@ -30,17 +30,32 @@ from tranquility_env.web.session import MoveRefused, TableSession
 
 __all__ = ["GameRoutes"]
 
-# The page offers them in this order, the first the default: the strongest learned bot whose
-# decisions stay quick enough for a person to wait on (docs/results.md, "With a search at every decision").
-BOT_NAMES = (
-    "policy+expert",
-    "policy",
-    "policy+search",
-    "policy+own-search",
-    "heuristic",
-    "heuristic-no-search",
-    "random",
-)
+# The bots a page may seat, in the order it offers them (the first is the default: the strongest
+# learned bot whose moves stay quick enough for a person to wait on, docs/results.md), each with
+# what a person reads: a name and a line of help.
+BOTS = {
+    "policy+expert": (
+        "Learned, looks ahead every move",
+        "The learned bot, trying its likeliest moves on sampled deals before each one: the strongest, "
+        "at about a twentieth of a second a move.",
+    ),
+    "policy": ("Learned (fast)", "The learned bot alone, no look-ahead: a move in well under a millisecond."),
+    "policy+search": (
+        "Learned, hand-written end game",
+        "The learned bot until the mountain is nearly full, then the hand-written strategy's look-ahead.",
+    ),
+    "policy+own-search": (
+        "Learned, looks ahead in the end game",
+        "The learned bot, trying its likeliest moves on sampled deals once the mountain is nearly full.",
+    ),
+    "heuristic": (
+        "Hand-written, looks ahead in the end game",
+        "The hand-written strategy, with its look-ahead once the mountain is nearly full.",
+    ),
+    "heuristic-no-search": ("Hand-written (fast)", "The hand-written strategy alone, no look-ahead."),
+    "random": ("Random", "Any legal move, at random: for trying the rules."),
+}
+BOT_NAMES = tuple(BOTS)
 NEW_GAME_KEYS = ("seat", "bots", *Config.fields())
 
 
@@ -91,6 +106,7 @@ class GameRoutes:
         limits.query(request, ())
         return {
             "bots": list(BOT_NAMES),
+            "bot_labels": {name: {"label": label, "help": help_} for name, (label, help_) in BOTS.items()},
             "checkpoints": sorted(self.named),
             "players": self.table["players"],
             "pace": self.pace,

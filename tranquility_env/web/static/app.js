@@ -292,6 +292,13 @@ function fillSetup() {
   drawBotChoices();
 }
 
+// A bot of the list as a person reads it: its label, with a line of help on hover (a checkpoint
+// of the server's folder keeps its name).
+function botOption(name) {
+  const about = options.bot_labels[name];
+  return el("option", { value: name, title: about ? about.help : "" }, about ? about.label : name);
+}
+
 function drawBotChoices() {
   const players = Number($("players").value);
   const seat = Number($("seat").value);
@@ -300,7 +307,7 @@ function drawBotChoices() {
   box.replaceChildren();
   for (let s = 0; s < players; s++) {
     if (s === seat) continue;
-    const select = el("select", { className: "bot-choice", dataset: { seat: s } }, ...names.map((n) => el("option", { value: n }, n)));
+    const select = el("select", { className: "bot-choice", dataset: { seat: s } }, ...names.map(botOption));
     box.appendChild(el("label", {}, `Seat ${s} `, select));
   }
 }
