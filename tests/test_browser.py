@@ -241,7 +241,7 @@ def test_every_kind_of_move_is_made_by_clicking(
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
     choose(browser, "players", str(players))
     for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-        next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+        select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
     browser.find_element(By.ID, "goats").click()
     choose(browser, "panoramas", panoramas)
     if green_path:
@@ -298,7 +298,7 @@ def test_campfires_and_herds_are_clicked_through_their_sub_decisions(
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
     browser.find_element(By.ID, "goats").click()
     for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-        next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+        select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
     browser.find_element(By.ID, "start").click()
     wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
     session = app.state.games[browser.execute_script("return game.id;")]
@@ -410,7 +410,7 @@ def test_the_form_starts_from_the_servers_table(browser: object, tmp_path: Path)
         assert browser.find_element(By.ID, "panoramas").get_attribute("value") == "2"
         assert not browser.find_element(By.ID, "green-path").is_selected()
         for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-            next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: d.execute_script("return game && game.view.config.goats;"))
         config = browser.execute_script("return game.view.config;")
@@ -445,7 +445,7 @@ def test_the_form_offers_every_config_field_and_a_new_one_with_no_page_change(
         choose(browser, "bridges", "7")
         browser.find_element(By.ID, "campfire-move-pays").click()  # on by default: now off
         for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-            next(o for o in select.find_elements(By.TAG_NAME, "option") if o.text == "random").click()
+            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: d.execute_script("return !!game;"))
         config = browser.execute_script("return game.view.config;")
@@ -467,3 +467,27 @@ def test_leaving_from_the_list_of_games_going_asks_first(server: tuple[str, obje
     browser.switch_to.alert.accept()
     wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#my-games li"))
     assert app.state.games[game_id].outcome is not None
+
+
+def test_every_card_and_slot_says_what_it_is_and_the_marks_have_a_legend(
+    server: tuple[str, object], browser: object
+) -> None:
+    url, _ = server
+    start_a_solo_game(browser, url)
+    cards = browser.find_elements(By.CSS_SELECTOR, "#hand .card")
+    named = r"^(green|blue|red) \d+|^(Bridge|Summit|Guide rope|Campfire)"
+    titles = [c.get_attribute("title") for c in cards]
+    assert titles and all(re.match(named, t) for t in titles), titles
+    slots = browser.find_elements(By.CSS_SELECTOR, "#mountain .slot")
+    assert len(slots) == 45 and all(re.match(r"^Row \d, slot \d+: ", s.get_attribute("title")) for s in slots)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
+    moves = [b.get_attribute("data-move") for b in browser.find_elements(By.CSS_SELECTOR, "#move-list button")]
+    card = next(m for m in moves if m.startswith("play ")).split()[1]
+    browser.find_element(By.CSS_SELECTOR, f"#hand .card[data-card='{card}']").click()  # its slots light up
+    lit = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#mountain .slot.target"))
+    lit_titles = [s.get_attribute("title") for s in lit]
+    assert all(re.search(r"your move may go here: (free|pays \d+)", t) for t in lit_titles), lit_titles
+    legend = browser.find_element(By.ID, "legend")
+    legend.find_element(By.TAG_NAME, "summary").click()
+    for mark in ("==", "^G", "▲", "🐐", "A lit slot"):
+        assert mark in legend.text

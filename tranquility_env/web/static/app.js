@@ -52,8 +52,18 @@ function cardLabel(name) {
   return name.endsWith("*") ? [name.slice(0, -1), el("span", { className: "goat-mark" }, "🐐")] : [name];
 }
 
+// What a card is, in words: every card and slot carries it as its tooltip (COLOURS: below).
+function cardTitle(name) {
+  if (name === "BRIDGE") return "Bridge (==): no colour, no number; the card to its right pays no penalty";
+  if (name === "SUMMIT") return "Summit (▲): the last card, on row 9, once the 44 slots below hold cards and no bridge is left";
+  if (name === "ROPE") return "Guide rope (solo): shuffle the rest of your hand into your deck and draw again";
+  if (name.startsWith("CAMP-")) return `Campfire, ${COLOURS[name.slice(5)]} (^${name.slice(5)}): replaces a ${COLOURS[name.slice(5)]} card, which moves to a higher row`;
+  const goat = name.endsWith("*") ? ", a goat card (🐐)" : "";
+  return `${COLOURS[name[0]]} ${parseInt(name.slice(1), 10)}${goat}`;
+}
+
 function cardElement(name, props = {}) {
-  return el("div", { className: cardClass(name), ...props }, ...cardLabel(name));
+  return el("div", { className: cardClass(name), title: cardTitle(name), ...props }, ...cardLabel(name));
 }
 
 function drawMountain(box, view, targets, onSlot) {
@@ -71,13 +81,19 @@ function drawMountain(box, view, targets, onSlot) {
       slot.dataset.pos = pos;
       const card = view.mountain[pos];
       slot.className = "slot" + (card ? " " + cardClass(card) : "");
+      const says = [`Row ${r}, slot ${c}: ${card ? cardTitle(card) : "empty"}`];
       if (card) slot.append(...cardLabel(card));
       const goats = (view.goats || {})[pos];
-      if (goats) slot.append(el("span", { className: "goats" }, `🐐${goats}`));
+      if (goats) {
+        slot.append(el("span", { className: "goats" }, `🐐${goats}`));
+        says.push(`${goats} goat${goats === 1 ? "" : "s"} here`);
+      }
       if (targets && targets[pos] !== undefined) {
         slot.classList.add("target");
         slot.append(el("span", { className: "cost" }, String(targets[pos])));
+        says.push(`your move may go here: ${targets[pos]} (cards paid from your hand)`);
       }
+      slot.title = says.join("; ");
       if (onSlot) slot.addEventListener("click", () => onSlot(pos));
       row.appendChild(slot);
     }
