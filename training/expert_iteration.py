@@ -61,7 +61,7 @@ from tranquility_env.training.distill import agreement, collect, fit
 from tranquility_env.training.evaluate import evaluate
 from tranquility_env.training.mappo import Actor
 
-__all__ = ["ExpertIterationConfig", "expert_iteration", "expert_team", "main"]
+__all__ = ["ExpertIterationConfig", "expert_iteration", "expert_team", "labelled", "main"]
 
 LABELS = ("all", "departures")
 CHARTS = ("expert_win_rate", "expert_cards", "agreement_before_fit", "apprentice_win_rate", "apprentice_cards")
