@@ -491,3 +491,18 @@ def test_every_card_and_slot_says_what_it_is_and_the_marks_have_a_legend(
     legend.find_element(By.TAG_NAME, "summary").click()
     for mark in ("==", "^G", "▲", "🐐", "A lit slot"):
         assert mark in legend.text
+
+
+def test_the_discards_fold_into_one_line_of_the_move_list(server: tuple[str, object], browser: object) -> None:
+    url, _ = server
+    start_a_solo_game(browser, url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
+    pairs = browser.execute_script("return game.moves.filter((m) => m.move.startsWith('discard ')).length;")
+    assert pairs > 1  # a solo hand of five: several pairs to discard
+    shown = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#move-list > button")]
+    assert shown and not any(t.startswith("discard") for t in shown)  # the list's own lines: no discard
+    folded = browser.find_element(By.CSS_SELECTOR, "#move-list details.discards")
+    assert folded.find_element(By.TAG_NAME, "summary").text == f"Discard two: {pairs} pairs"
+    folded.find_element(By.TAG_NAME, "summary").click()  # one click away, each pair
+    buttons = folded.find_elements(By.TAG_NAME, "button")
+    assert len(buttons) == pairs and all(b.is_displayed() and b.text.startswith("discard ") for b in buttons)

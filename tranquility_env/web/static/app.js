@@ -216,15 +216,14 @@ function drawTable() {
     hand.appendChild(b);
   });
   drawActions();
-  const list = $("move-list");
-  list.replaceChildren();
-  for (const m of game.moves) {
-    const b = document.createElement("button");
-    b.textContent = `${m.move} (${m.cost})`;
-    b.dataset.move = m.move;
-    b.addEventListener("click", () => send(m.move));
-    list.appendChild(b);
-  }
+  // Every legal move, one click away; the discards (up to ten pairs) folded into one line.
+  const moveButton = (m) => el("button", { dataset: { move: m.move }, onclick: () => send(m.move) }, `${m.move} (${m.cost})`);
+  const discards = game.moves.filter((m) => m.move.startsWith("discard "));
+  const open = Boolean($("move-list").querySelector("details.discards")?.open); // kept open across redraws
+  $("move-list").replaceChildren(...game.moves.filter((m) => !discards.includes(m)).map(moveButton),
+    ...(discards.length ? [el("details", { className: "discards", open },
+      el("summary", {}, `Discard two: ${discards.length} pair${discards.length === 1 ? "" : "s"}`),
+      ...discards.map(moveButton))] : []));
   const whose = view.current === game.human ? "Your turn" : `Seat ${view.current} (${game.seats[view.current]}) is to act`;
   $("status").replaceChildren(`Turn ${view.turn} · ${game.cards_on_mountain} of 44 cards on the mountain · ` +
     (game.outcome ? "game over" : whose), ...(game.thinking !== null ? [" · ", el("span", { className: "thinking" }, "a bot is thinking")] : []));
