@@ -3,7 +3,7 @@ chromium-driver, and the dev and web extras).
 
 A 3-player game with the shipped learned bots on a fixed deal, played by always taking the first
 legal move, photographed after a dozen of the person's moves with a card chosen, and at its end;
-then its replay, seen by everyone, halfway through.
+then its replay, seen by everyone, halfway through; and a game on a phone-sized screen (390 x 844).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from tranquility_env.web.app import create_app
 from tranquility_env.web.headless import chromium, served
 
 OUT = Path(__file__).parent / "img"
+FIRST_MOVE = "const b = document.querySelector('#move-list button'); if (b) b.click();"  # a folded one too
 
 
 def main() -> None:
@@ -33,7 +34,7 @@ def main() -> None:
             for _ in range(12):
                 wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
                 decision = driver.execute_script("return game.decision;")
-                driver.find_element(By.CSS_SELECTOR, "#move-list button").click()
+                driver.execute_script(FIRST_MOVE)
                 wait.until(lambda d, n=decision: d.execute_script("return game.decision;") > n)
             wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
             card = driver.find_element(By.CSS_SELECTOR, "#move-list button").get_attribute("data-move").split()[1]
@@ -41,9 +42,7 @@ def main() -> None:
             time.sleep(0.3)
             driver.save_screenshot(str(OUT / "table.png"))
             while not driver.find_element(By.ID, "end").is_displayed():
-                buttons = driver.find_elements(By.CSS_SELECTOR, "#move-list button")
-                if buttons:
-                    buttons[0].click()
+                driver.execute_script(FIRST_MOVE)
                 time.sleep(0.05)
             driver.execute_script("window.scrollTo(0, 0);")
             time.sleep(0.3)
@@ -58,7 +57,16 @@ def main() -> None:
             while not driver.find_element(By.ID, "frame-why").text:  # a bot's move, with what it weighed
                 driver.find_element(By.ID, "next").click()
             driver.save_screenshot(str(OUT / "replay.png"))
-    print(f"written: {OUT / 'table.png'}, {OUT / 'end.png'}, {OUT / 'replay.png'}")
+        with served(app) as url, chromium(Path(scratch) / "phone") as phone:
+            metrics = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+            phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+            phone.get(url)
+            WebDriverWait(phone, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+            phone.find_element(By.ID, "start").click()
+            WebDriverWait(phone, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
+            time.sleep(0.3)
+            phone.save_screenshot(str(OUT / "phone.png"))
+    print(f"written: {', '.join(str(OUT / name) for name in ('table.png', 'end.png', 'replay.png', 'phone.png'))}")
 
 
 if __name__ == "__main__":

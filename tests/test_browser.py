@@ -506,3 +506,26 @@ def test_the_discards_fold_into_one_line_of_the_move_list(server: tuple[str, obj
     folded.find_element(By.TAG_NAME, "summary").click()  # one click away, each pair
     buttons = folded.find_elements(By.TAG_NAME, "button")
     assert len(buttons) == pairs and all(b.is_displayed() and b.text.startswith("discard ") for b in buttons)
+
+
+def test_the_table_fits_a_phone(server: tuple[str, object], tmp_path: Path) -> None:
+    """At 390 x 844 the whole mountain, the hand and the moves fit the width: nothing to scroll sideways."""
+    url, _ = server
+    with chromium(tmp_path / "phone") as phone:
+        metrics = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+        phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)  # below a window's least width
+        phone.get(url)
+        wait(phone, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+        choose(phone, "players", "3")
+        for select in phone.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+        phone.find_element(By.ID, "start").click()
+        wait(phone, lambda d: d.find_element(By.ID, "table").is_displayed() and my_hand(d))
+        width = phone.execute_script("return document.documentElement.clientWidth;")
+        assert width == 390
+        assert phone.execute_script("return document.documentElement.scrollWidth;") <= width
+        for selector in ("#mountain .slot", "#hand .card", "#move-list > *", "#seats .seat"):
+            rights = f"return [...document.querySelectorAll('{selector}')].map((e) => e.getBoundingClientRect().right);"
+            right = max(phone.execute_script(rights))
+            assert right <= width, (selector, right, width)
+        phone.save_screenshot(str(tmp_path / "phone.png"))
