@@ -21,7 +21,9 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("selenium.webdriver")
 
 from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tranquility_env import Game
@@ -529,3 +531,28 @@ def test_the_table_fits_a_phone(server: tuple[str, object], tmp_path: Path) -> N
             right = max(phone.execute_script(rights))
             assert right <= width, (selector, right, width)
         phone.save_screenshot(str(tmp_path / "phone.png"))
+
+
+def test_a_move_is_made_from_the_keyboard_alone(server: tuple[str, object], browser: object) -> None:
+    url, _ = server
+    start_a_solo_game(browser, url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
+    moves = [b.get_attribute("data-move") for b in browser.find_elements(By.CSS_SELECTOR, "#move-list button")]
+    _, card, pos = next(m for m in moves if m.startswith("play ")).split()
+    decision = browser.execute_script("return game.decision;")
+    hand = browser.find_element(By.CSS_SELECTOR, f"#hand .card[data-card='{card}']")
+    assert hand.get_attribute("tabindex") == "0" and hand.get_attribute("role") == "button"
+    browser.execute_script("arguments[0].focus();", hand)  # as Tab reaches it
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    # the focus moves to the first slot lit for that card, then Tab walks the lit slots
+    first = wait(browser, lambda d: d.switch_to.active_element.get_attribute("data-pos"))
+    lit = [s.get_attribute("data-pos") for s in browser.find_elements(By.CSS_SELECTOR, "#mountain .slot.target")]
+    assert first == lit[0] and pos in lit
+    outline = "return getComputedStyle(document.activeElement).outlineStyle;"
+    assert browser.execute_script(outline) != "none"  # the focus is visible
+    for _ in range(lit.index(pos)):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+    assert browser.switch_to.active_element.get_attribute("data-pos") == pos
+    ActionChains(browser).send_keys(Keys.SPACE).perform()
+    wait(browser, lambda d: d.execute_script("return game.decision;") > decision)
+    assert browser.execute_script("return game.view.mountain[arguments[0]];", pos) == card

@@ -94,7 +94,7 @@ function drawMountain(box, view, targets, onSlot) {
         says.push(`your move may go here: ${targets[pos]} (cards paid from your hand)`);
       }
       slot.title = says.join("; ");
-      if (onSlot) slot.addEventListener("click", () => onSlot(pos));
+      if (onSlot) pressable(slot, () => onSlot(pos), targets && targets[pos] !== undefined);
       row.appendChild(slot);
     }
     box.appendChild(row);
@@ -197,7 +197,32 @@ function drawActions() {
   }
 }
 
+// A card or slot used like a button: a click, or Enter or Space once focused; ``focusable`` puts it
+// in the Tab order (the hand's cards on your turn, the slots lit for your move).
+function pressable(node, handler, focusable) {
+  node.addEventListener("click", handler);
+  if (!focusable) return;
+  node.tabIndex = 0;
+  node.setAttribute("role", "button");
+  node.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    handler();
+  });
+}
+
 function drawTable() {
+  const focused = document.activeElement && document.activeElement.dataset ? { ...document.activeElement.dataset } : {};
+  drawBoard();
+  // The keyboard's place survives the redraw: a card chosen by key hands the focus to its first lit
+  // slot; otherwise the same card or slot keeps it.
+  const lit = $("mountain").querySelector(".slot.target");
+  if (focused.card && lit && selected.includes(focused.card)) lit.focus();
+  else if (focused.card) document.querySelector(`#hand .card[data-card="${CSS.escape(focused.card)}"]`)?.focus();
+  else if (focused.pos) document.querySelector(`#mountain .slot[data-pos="${CSS.escape(focused.pos)}"]`)?.focus();
+}
+
+function drawBoard() {
   const view = game.view;
   const me = view.players[game.human];
   const mine = game.moves.length > 0;
@@ -212,7 +237,7 @@ function drawTable() {
     const b = cardElement(name, { dataset: { card: name } });
     if (selected.includes(name)) b.classList.add("selected");
     if (payable.includes(name)) b.classList.add("payable");
-    b.addEventListener("click", () => mine && clickCard(name));
+    pressable(b, () => mine && clickCard(name), mine);
     hand.appendChild(b);
   });
   drawActions();
