@@ -556,3 +556,16 @@ def test_a_move_is_made_from_the_keyboard_alone(server: tuple[str, object], brow
     ActionChains(browser).send_keys(Keys.SPACE).perform()
     wait(browser, lambda d: d.execute_script("return game.decision;") > decision)
     assert browser.execute_script("return game.view.mountain[arguments[0]];", pos) == card
+
+
+def test_a_newcomer_finds_how_to_play(server: tuple[str, object], browser: object) -> None:
+    url, _ = server
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    browser.find_element(By.ID, "tab-how").click()
+    how = browser.find_element(By.ID, "how")
+    assert how.is_displayed() and not browser.find_element(By.ID, "setup").is_displayed()
+    for words in ("one action", "Where a card may go", "Bridge", "Campfire", "Summit", "Mountain Goats"):
+        assert words in how.text
+    browser.find_element(By.ID, "tab-play").click()
+    assert not how.is_displayed() and browser.find_element(By.ID, "setup").is_displayed()

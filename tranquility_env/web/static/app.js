@@ -508,7 +508,9 @@ async function listReplays(page = replayPage) {
 function showTab(name) {
   $("tab-play").classList.toggle("active", name === "play");
   $("tab-replays").classList.toggle("active", name === "replays");
+  $("tab-how").classList.toggle("active", name === "how");
   $("replays").hidden = name !== "replays";
+  $("how").hidden = name !== "how";
   $("setup").hidden = name !== "play" || (game && !game.outcome);
   if (name === "play" && !$("setup").hidden) listMyGames();
   $("table").hidden = name !== "play" || !game || !!game.outcome;
@@ -549,6 +551,7 @@ async function init() {
   });
   $("tab-play").addEventListener("click", () => showTab("play"));
   $("tab-replays").addEventListener("click", () => showTab("replays"));
+  $("tab-how").addEventListener("click", () => showTab("how"));
   $("replay-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (file) openReplay(api("/api/replays", { text: await file.text() }));
