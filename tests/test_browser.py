@@ -319,6 +319,9 @@ def test_campfires_and_herds_are_clicked_through_their_sub_decisions(
         if move is None:
             break
         decision = browser.execute_script("return game.decision;")
+        if move.split()[0] in ("move", "step"):  # the page says what the pending move waits for
+            prompt = browser.find_element(By.ID, "actions").text
+            assert ("click a lit slot higher up" if verb == "camp" else "Herding the goats") in prompt, prompt
         click_move(browser, move)
         wait(browser, lambda d, n=decision: moved_on(d, n))
         assert not browser.find_element(By.ID, "message").text, move

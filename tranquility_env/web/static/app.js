@@ -191,7 +191,16 @@ function drawActions() {
   }
   if (moves.includes("rope")) add("Use a rope", () => send("rope"));
   if (moves.includes("stop")) add("Stop herding", () => send("stop"));
-  const owed = (game.view.pending || {}).owed;
+  const pending = game.view.pending || {};
+  const owed = pending.owed;
+  if (pending.kind === "move" && moves.some((m) => m.startsWith("move "))) {
+    const row = pending.from.slice(1, pending.from.indexOf("c"));
+    box.append(el("span", { className: "owed" }, `Your campfire took ${pending.card}'s place on row ${row}: click a lit slot higher up for it.`));
+  }
+  if (pending.kind === "herd" && moves.some((m) => m.startsWith("step ") || m === "stop")) {
+    const steps = `${pending.steps} step${pending.steps === 1 ? "" : "s"} so far`;
+    box.append(el("span", { className: "owed" }, `Herding the goats (${steps}): click a lit slot for the next step, or stop.`));
+  }
   if (moves.some((m) => m.startsWith("pay "))) {
     box.append(el("span", { className: "owed" }, `Pay ${owed} more card${owed === 1 ? "" : "s"}: click a card of your hand.`));
   }
