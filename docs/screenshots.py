@@ -3,7 +3,8 @@ chromium-driver, and the dev and web extras).
 
 A 3-player game with the shipped learned bots on a fixed deal, played by always taking the first
 legal move, photographed after a dozen of the person's moves with a card chosen, and at its end;
-then its replay, seen by everyone, halfway through; and a game on a phone-sized screen (390 x 844).
+the same without colour (grayscale); then its replay, seen by everyone, halfway through; and a game
+on a phone-sized screen (390 x 844).
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def main() -> None:
             driver.find_element(By.CSS_SELECTOR, f"#hand .card[data-card='{card}']").click()
             time.sleep(0.3)
             driver.save_screenshot(str(OUT / "table.png"))
+            driver.execute_script("document.documentElement.style.filter = 'grayscale(1)';")  # no colour at all
+            time.sleep(0.2)
+            driver.save_screenshot(str(OUT / "table-grey.png"))
+            driver.execute_script("document.documentElement.style.filter = '';")
             while not driver.find_element(By.ID, "end").is_displayed():
                 driver.execute_script(FIRST_MOVE)
                 time.sleep(0.05)
@@ -66,7 +71,8 @@ def main() -> None:
             WebDriverWait(phone, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#move-list button"))
             time.sleep(0.3)
             phone.save_screenshot(str(OUT / "phone.png"))
-    print(f"written: {', '.join(str(OUT / name) for name in ('table.png', 'end.png', 'replay.png', 'phone.png'))}")
+    names = ("table.png", "table-grey.png", "end.png", "replay.png", "phone.png")
+    print(f"written: {', '.join(str(OUT / name) for name in names)}")
 
 
 if __name__ == "__main__":

@@ -572,3 +572,19 @@ def test_a_newcomer_finds_how_to_play(server: tuple[str, object], browser: objec
         assert words in how.text
     browser.find_element(By.ID, "tab-play").click()
     assert not how.is_displayed() and browser.find_element(By.ID, "setup").is_displayed()
+
+
+def test_the_table_reads_without_colour(server: tuple[str, object], browser: object) -> None:
+    """Every card shows its colour as a letter too (G, B, R; ^G for a green campfire), so a person
+    who cannot tell the colours apart reads the same table (docs/img/table-grey.png shows it)."""
+    url, _ = server
+    start_a_solo_game(browser, url)
+    play = "const b = document.querySelector('#move-list button[data-move^=\"play \"], #move-list button');"
+    play += " b.click(); return game.decision;"
+    for _ in range(4):  # a few moves, cards played where they can be, for the mountain as well as the hand
+        decision = browser.execute_script(play)
+        wait(browser, lambda d, n=decision: moved_on(d, n))
+    shown = browser.find_elements(By.CSS_SELECTOR, "#hand .card, #mountain .slot.card")
+    texts = [e.text.split("\n")[0] for e in shown]
+    on_mountain = browser.find_elements(By.CSS_SELECTOR, "#mountain .slot.card")
+    assert on_mountain and all(re.match(r"^([GBR]\d+|==|▲|\^[GBR]|rope)", t) for t in texts), texts
