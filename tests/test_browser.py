@@ -588,3 +588,39 @@ def test_the_table_reads_without_colour(server: tuple[str, object], browser: obj
     texts = [e.text.split("\n")[0] for e in shown]
     on_mountain = browser.find_elements(By.CSS_SELECTOR, "#mountain .slot.card")
     assert on_mountain and all(re.match(r"^([GBR]\d+|==|▲|\^[GBR]|rope)", t) for t in texts), texts
+
+
+def lost_games() -> dict[str, Game]:
+    """Three 2-player games lost three ways, as test_web builds them for ``why_lost``."""
+    from tranquility_env.rules import board, cards
+
+    seed, stuck = 0, None
+    while stuck is None:  # a game random play loses: a seat had no legal move
+        game, seed = Game.new({"players": 2}, seed), seed + 1
+        while not game.is_over:
+            game.apply(game.legal_moves()[0])
+        stuck = game if game.status == "lost" else None
+    full, goal = Game.from_dict(stuck.to_dict()), Game.from_dict(stuck.to_dict())
+    for game in (full, goal):  # every slot filled, none green: not a position play reaches, but one to judge
+        game.mountain[: board.N_SLOTS] = [cards.NAME.index("B5")] * board.N_SLOTS
+    goal.config = Game.new({"players": 2, "green_path": True}, 0).config
+    return {"had no legal move (E2)": stuck, "no Summit could be played (E1)": full, "goal for the Summit": goal}
+
+
+def test_the_end_screen_says_why_for_three_kinds_of_loss(server: tuple[str, object], browser: object) -> None:
+    url, app = server
+    for reason, lost in lost_games().items():
+        browser.get(url)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+        choose(browser, "players", "2")
+        for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
+        session = app.state.games[browser.execute_script("return game.id;")]
+        with session.lock:  # the game as it ended, set on the server
+            session.game, session.outcome = lost, "lost"
+        browser.refresh()
+        wait(browser, lambda d: d.find_element(By.ID, "end").is_displayed())
+        assert browser.find_element(By.ID, "end-title").text == "The team lost"
+        assert reason in browser.find_element(By.ID, "end-text").text, browser.find_element(By.ID, "end-text").text
