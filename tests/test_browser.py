@@ -565,13 +565,15 @@ def test_a_newcomer_finds_how_to_play(server: tuple[str, object], browser: objec
     url, _ = server
     browser.get(url)
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
-    browser.find_element(By.ID, "tab-how").click()
+    browser.find_element(By.ID, "how-link").click()  # from the new-game form
     how = browser.find_element(By.ID, "how")
     assert how.is_displayed() and not browser.find_element(By.ID, "setup").is_displayed()
     for words in ("one action", "Where a card may go", "Bridge", "Campfire", "Summit", "Mountain Goats"):
         assert words in how.text
     browser.find_element(By.ID, "tab-play").click()
     assert not how.is_displayed() and browser.find_element(By.ID, "setup").is_displayed()
+    browser.find_element(By.ID, "tab-how").click()  # and from the header
+    assert how.is_displayed()
 
 
 def test_the_table_reads_without_colour(server: tuple[str, object], browser: object) -> None:

@@ -561,6 +561,7 @@ async function init() {
   $("tab-play").addEventListener("click", () => showTab("play"));
   $("tab-replays").addEventListener("click", () => showTab("replays"));
   $("tab-how").addEventListener("click", () => showTab("how"));
+  $("how-link").addEventListener("click", () => showTab("how"));
   $("replay-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (file) openReplay(api("/api/replays", { text: await file.text() }));
