@@ -359,10 +359,21 @@ def test_a_replay_file_with_markup_is_shown_as_text_and_runs_nothing(
     assert browser.find_elements(By.CSS_SELECTOR, "img") == []
 
 
+def leave_every_game(driver: object) -> None:
+    """End this browser's games still going (a browser may have only a few at once), as its page would."""
+    driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        api("/api/games").then(async (data) => {
+          for (const g of data.games) if (!g.outcome) await api(`/api/games/${g.id}/quit`, {});
+        }).then(() => done(), () => done());"""
+    )
+
+
 def start_a_solo_game(driver: object, url: str) -> str:
     """A new solo game from the page's form, once its first moves are shown; its id."""
     driver.get(url)
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    leave_every_game(driver)
     choose(driver, "players", "1")
     driver.find_element(By.ID, "start").click()
     wait(driver, lambda d: d.execute_script("return game && game.moves.length > 0;"))
@@ -614,6 +625,7 @@ def test_the_end_screen_says_why_for_three_kinds_of_loss(server: tuple[str, obje
     for reason, lost in lost_games().items():
         browser.get(url)
         wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+        leave_every_game(browser)
         choose(browser, "players", "2")
         for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
             select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
