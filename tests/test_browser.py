@@ -63,6 +63,12 @@ b.click();
 return game.decision;"""
 
 
+def seat_random_bots(driver: object) -> None:
+    """Every bot seat of the new-game form set to random: quick."""
+    for select in driver.find_elements(By.CSS_SELECTOR, ".bot-choice"):
+        select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+
+
 def moved_on(driver: object, decision: int) -> bool:
     """The game went past ``decision``, ended, or the page says why not."""
     if driver.execute_script("return game.decision;") > decision:
@@ -242,8 +248,7 @@ def test_every_kind_of_move_is_made_by_clicking(
     browser.get(url)
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
     choose(browser, "players", str(players))
-    for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-        select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+    seat_random_bots(browser)
     browser.find_element(By.ID, "goats").click()
     choose(browser, "panoramas", panoramas)
     if green_path:
@@ -299,8 +304,7 @@ def test_campfires_and_herds_are_clicked_through_their_sub_decisions(
     browser.get(url)
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
     browser.find_element(By.ID, "goats").click()
-    for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-        select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+    seat_random_bots(browser)
     browser.find_element(By.ID, "start").click()
     wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
     session = app.state.games[browser.execute_script("return game.id;")]
@@ -425,8 +429,7 @@ def test_the_form_starts_from_the_servers_table(browser: object, tmp_path: Path)
         assert browser.find_element(By.ID, "goats").is_selected()
         assert browser.find_element(By.ID, "panoramas").get_attribute("value") == "2"
         assert not browser.find_element(By.ID, "green-path").is_selected()
-        for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+        seat_random_bots(browser)
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: d.execute_script("return game && game.view.config.goats;"))
         config = browser.execute_script("return game.view.config;")
@@ -460,8 +463,7 @@ def test_the_form_offers_every_config_field_and_a_new_one_with_no_page_change(
         choose(browser, "hand-size", "4")
         choose(browser, "bridges", "7")
         browser.find_element(By.ID, "campfire-move-pays").click()  # on by default: now off
-        for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+        seat_random_bots(browser)
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: d.execute_script("return !!game;"))
         config = browser.execute_script("return game.view.config;")
@@ -533,8 +535,7 @@ def test_the_table_fits_a_phone(server: tuple[str, object], tmp_path: Path) -> N
         phone.get(url)
         wait(phone, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
         choose(phone, "players", "3")
-        for select in phone.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+        seat_random_bots(phone)
         phone.find_element(By.ID, "start").click()
         wait(phone, lambda d: d.find_element(By.ID, "table").is_displayed() and my_hand(d))
         width = phone.execute_script("return document.documentElement.clientWidth;")
@@ -627,8 +628,7 @@ def test_the_end_screen_says_why_for_three_kinds_of_loss(server: tuple[str, obje
         wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
         leave_every_game(browser)
         choose(browser, "players", "2")
-        for select in browser.find_elements(By.CSS_SELECTOR, ".bot-choice"):
-            select.find_element(By.CSS_SELECTOR, "option[value='random']").click()
+        seat_random_bots(browser)
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: d.execute_script("return game && game.moves.length > 0;"))
         session = app.state.games[browser.execute_script("return game.id;")]

@@ -85,7 +85,7 @@ class ExpertIterationConfig(TableConfig):
     workers: int = 2  # processes that play the deals
     epochs: int = 4
     batch_size: int = 256
-    learning_rate: float = 1e-5  # 1e-4 left the apprentice worse (docs/training.md)
+    learning_rate: float = 1e-5  # chosen on tuning deals: docs/training.md
     anchor_weight: float = 0.0  # KL to the starting policy on the decisions not labelled (labels=departures)
     temperature: float = 0.0  # of the candidates' scores; 0: the expert's choice
     labels: str = "all"  # or "departures": only where the expert left the policy's move, the rest anchors
@@ -195,7 +195,7 @@ def expert_iteration(cfg: ExpertIterationConfig, resume: bool = False) -> Path:
         held_out = np.concatenate([d["deal"] >= cfg.games - cfg.valid_games for d in buffer])
         merged = {k: np.concatenate([d[k] for d in buffer]) for k in ("obs", "masks", "chosen", "candidates", "scores")}
         merged["searched"] = labelled(merged, cfg.labels)
-        agree = agreement(actor, data, np.flatnonzero(data["deal"] >= cfg.games - cfg.valid_games))
+        agree = agreement(actor, data, np.flatnonzero(held_out[: len(data["chosen"])]))  # this iteration's first
         fit(cfg, actor, merged, held_out, writer, step=i * (cfg.epochs + 1))
         current = str(export(actor, hidden, activation, run_dir / f"iter_{i}", cfg, f"expert iteration {i}"))
         _, layers, head = checkpoint.load(current)  # go on from the stored weights, as a resumed run does

@@ -96,10 +96,8 @@ class PolicyWithSearchBot:
             width, rollouts, margin = self.early.candidates, self.early.rollouts, self.early.margin
         likeliest = legal[np.argsort(-self.policy.logits(observation, legal), kind="stable")]
         candidates = [int(a) for a in likeliest[:width]]
-        scores = search.rollout_scores(view, candidates, int(rollouts), self.heuristic.seed, self.play_out)
-        self.own_scores.update(zip(candidates, scores, strict=True))
-        best = int(np.argmax(scores))  # ties to the likelier move
-        return candidates[best] if scores[best] - scores[0] >= margin else candidates[0]
+        seed = self.heuristic.seed
+        return search.best_by_rollouts(view, candidates, int(rollouts), seed, self.play_out, self.own_scores, margin)
 
     def play_out(self, batch: GameBatch) -> None:
         """Finish the games of ``batch`` with every seat playing the policy, from what that seat

@@ -55,8 +55,11 @@ def best_by_rollouts(
     seed: int,
     play_out: Callable[[GameBatch], None],
     scores: dict[int, float],
+    margin: float = 0.0,
 ) -> int:
-    """The candidate with the best ``rollout_scores`` (ties to the earlier one); ``scores`` is
-    filled with every candidate's, for whoever learns from the search (``training/distill.py``)."""
+    """The candidate with the best ``rollout_scores`` (ties to the earlier one), unless it scored
+    less than ``margin`` above the first candidate, which is then kept; ``scores`` is filled with
+    every candidate's, for whoever learns from the search (``training/distill.py``)."""
     scores.update(zip(candidates, rollout_scores(view, candidates, rollouts, seed, play_out), strict=True))
-    return max(candidates, key=scores.__getitem__)
+    best = max(candidates, key=scores.__getitem__)
+    return best if scores[best] - scores[candidates[0]] >= margin else candidates[0]

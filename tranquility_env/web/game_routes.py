@@ -36,10 +36,9 @@ __all__ = ["GameRoutes"]
 BOTS = {
     "policy+expert": (
         "Learned, looks ahead every move",
-        "The learned bot, trying its likeliest moves on sampled deals before each one: the strongest, "
-        "at about a twentieth of a second a move.",
+        "The learned bot, trying its likeliest moves on sampled deals before each one: the strongest.",
     ),
-    "policy": ("Learned (fast)", "The learned bot alone, no look-ahead: a move in well under a millisecond."),
+    "policy": ("Learned (fast)", "The learned bot alone, no look-ahead: it answers at once."),
     "policy+search": (
         "Learned, hand-written end game",
         "The learned bot until the mountain is nearly full, then the hand-written strategy's look-ahead.",
