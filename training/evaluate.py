@@ -191,6 +191,7 @@ def adhoc(
     for a learned bot of another training seed, say)."""
     if config.players < 2:
         raise ValueError("ad-hoc play needs at least 2 players")
+    _no_cheat(candidate)
     seat_team(candidate, config)  # a bad name, or a policy made for another table, fails before any game
     specs = {name: f"partner:{name}" if name in PARTNERS else name for name in partners}
     for spec in specs.values():
@@ -211,6 +212,7 @@ def partner_list(text: str) -> list[str]:
         if token in ("train", "test", "all") or token in PARTNERS:
             chosen += partner_names(token)
         else:
+            _no_cheat(token)
             try:
                 make_bot(token)
             except ValueError as err:
@@ -219,6 +221,11 @@ def partner_list(text: str) -> list[str]:
                 ) from None
             chosen.append(token)
     return list(dict.fromkeys(chosen))
+
+
+def _no_cheat(name: str) -> None:
+    if name.partition(":")[0] == "omniscient":
+        raise ValueError("the omniscient bot sees every card (it cheats): it measures a ceiling, never a partner")
 
 
 def with_partner(

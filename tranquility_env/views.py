@@ -56,6 +56,11 @@ class LazySeatView(Mapping[str, Any]):
     def __init__(self, game: Game, seat: int) -> None:
         self._game, self._seat, self._view = game, seat, None
 
+    def whole_game(self) -> Game:
+        """The game itself, every hidden card included: for the omniscient bot alone, which
+        cheats by design and is labelled so wherever it appears (``bots.omniscient``)."""
+        return self._game
+
     def _data(self) -> dict[str, Any]:
         if self._view is None:
             self._view = seat_view(self._game, self._seat)

@@ -28,7 +28,7 @@ from tranquility_env.rules.game import Game, IllegalMove, rope_shuffle
 from tranquility_env.rules.tables import PANORAMA_SEQUENCES
 from tranquility_env.views import unseen_in_game
 
-__all__ = ["GameBatch", "check_actions", "max_threads", "refusal", "write_cards"]
+__all__ = ["GameBatch", "check_actions", "finish_rope", "max_threads", "refusal", "write_cards"]
 
 K = cards.N_KINDS
 
@@ -177,15 +177,8 @@ class GameBatch:
 
     def finish_ropes(self) -> None:
         """Shuffle the decks of the games whose rope waits for it (K7), then end their actions."""
-        waiting = np.flatnonzero(self.rows[:, L.ROPE_SHUFFLE])
-        for i in waiting:
-            row = self.rows[i]
-            seat = int(row[L.CURRENT])
-            at = L.DECK + seat * L.MAX_PILE
-            deck = row[at : at + row[L.DECK_LEN + seat]].tolist()
-            rope_shuffle(deck, int(row[L.TURN]))
-            row[at : at + len(deck)] = deck
-            rules.finish_rope(row, self.cfg)
+        for i in np.flatnonzero(self.rows[:, L.ROPE_SHUFFLE]):
+            finish_rope(self.rows[i], self.cfg)
 
     def play_random(self, steps: int, seed: int, observations: np.ndarray, masks: np.ndarray) -> int:
         """``steps`` rounds of random legal play in every game, the action drawn in compiled code
@@ -317,6 +310,17 @@ def to_row(game: Game, cfg: np.ndarray) -> np.ndarray:
     if game.status == "ongoing":
         rules.generate(row, cfg)
     return row
+
+
+def finish_rope(row: np.ndarray, cfg: np.ndarray) -> None:
+    """A game row whose rope waits for its shuffle: the deck shuffled as ``Game`` does (K7),
+    then the action ended."""
+    seat = int(row[L.CURRENT])
+    at = L.DECK + seat * L.MAX_PILE
+    deck = row[at : at + row[L.DECK_LEN + seat]].tolist()
+    rope_shuffle(deck, int(row[L.TURN]))
+    row[at : at + len(deck)] = deck
+    rules.finish_rope(row, cfg)
 
 
 def write_cards(row: np.ndarray, seat: int, hand: list[int], discard: list[int], deck: list[int]) -> None:

@@ -11,6 +11,8 @@
 - ``shipped``: the learned bots that come with the package.
 - ``partners``: the partner pool, bots with different habits, for play with strangers.
 - ``reasons``: what a bot weighed when it chose a move.
+- ``pimc``: ``PimcBot``, Perfect-Information Monte Carlo over the omniscient solver.
+- ``omniscient``: ``OmniscientBot``, which CHEATS (it sees every card) to measure a deal's ceiling.
 
 ``make_bot(name)`` makes any of them from its name.
 """
@@ -20,7 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 from tranquility_env.bots.heuristic import HeuristicBot
+from tranquility_env.bots.omniscient import OmniscientBot
 from tranquility_env.bots.partners import PARTNERS, partner_bot
+from tranquility_env.bots.pimc import PimcBot
 from tranquility_env.bots.policy import PolicyBot, load_policy
 from tranquility_env.bots.policy_search import EarlySearch, PolicyWithSearchBot
 from tranquility_env.bots.protocol import Bot
@@ -35,6 +39,8 @@ __all__ = [
     "Bot",
     "EarlySearch",
     "HeuristicBot",
+    "OmniscientBot",
+    "PimcBot",
     "PolicyBot",
     "PolicyWithSearchBot",
     "RandomBot",
@@ -72,9 +78,14 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     ``policy+own-search:PATH`` (that policy with the same search over its own rollouts) or
     ``policy+expert:PATH`` (that search at every decision, ``EarlySearch`` before the end game); the
     policy names without ``:PATH`` take the shipped bot for ``table``; ``partner:NAME`` is a bot
-    of the partner pool (``partners.PARTNERS``). Given a ``table`` config, a policy made for
+    of the partner pool (``partners.PARTNERS``); ``pimc[:samples=N,candidates=N,budget=N]`` is
+    ``PimcBot`` and ``omniscient[:budget=N]`` ``OmniscientBot``, which cheats. Given a ``table`` config, a policy made for
     another table is refused (``PolicyBot.check_table``)."""
     spec = resolve(spec, table)
+    kind, _, options = spec.partition(":")
+    if kind in ("pimc", "omniscient"):
+        settings = _options(spec, options, ("samples", "candidates", "budget") if kind == "pimc" else ("budget",))
+        return PimcBot(seed=seed, **settings) if kind == "pimc" else OmniscientBot(seed=seed, **settings)
     if spec == "random":
         return RandomBot(seed)
     if spec in ("heuristic", "heuristic-no-search"):
@@ -93,6 +104,17 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
         return PolicyWithSearchBot(policy, HeuristicBot(seed=seed), own_search=kind == "policy+own-search")
     raise ValueError(
         f"unknown bot {spec!r}: use 'random', 'heuristic', 'heuristic-no-search', 'policy[:PATH]', "
-        f"'policy+search[:PATH]', 'policy+own-search[:PATH]', 'policy+expert[:PATH]' or 'partner:NAME' "
-        f"(NAME one of {list(PARTNERS)})"
+        f"'policy+search[:PATH]', 'policy+own-search[:PATH]', 'policy+expert[:PATH]', 'pimc[:OPTIONS]', "
+        f"'omniscient[:budget=N]' or 'partner:NAME' (NAME one of {list(PARTNERS)})"
     )
+
+
+def _options(spec: str, text: str, names: tuple[str, ...]) -> dict[str, int]:
+    """``name=N,...`` options of a bot name, each one of ``names`` with a positive integer."""
+    out: dict[str, int] = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        if name not in names or not value.isdigit() or int(value) < 1 or name in out:
+            raise ValueError(f"bot {spec!r}: options are {', '.join(n + '=N' for n in names)} (N a positive integer)")
+        out[name] = int(value)
+    return out

@@ -15,25 +15,21 @@ from tranquility_env.batch.engine import write_cards
 from tranquility_env.batch.layout import WON
 from tranquility_env.views import sample_game, sample_hidden, unseen_pool
 
-__all__ = ["WIN_SCORE", "best_by_rollouts", "rollout_scores"]
+__all__ = ["WIN_SCORE", "best_by_rollouts", "rollout_scores", "sampled_deals"]
 
 WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 
 
-def rollout_scores(
-    view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int, play_out: Callable[[GameBatch], None]
-) -> list[float]:
-    """Each candidate's mean score over ``rollouts`` sampled deals of the unseen cards
-    (``views.sample_game``, the same deals for every candidate), all finished together by one
-    call of ``play_out`` on a ``GameBatch`` (slot ``i * rollouts + j``: candidate ``i`` made in
-    deal ``j``). A game's score: the cards on the mountain at its end, plus ``WIN_SCORE`` if won.
-    The deals come from a generator seeded by (``seed``, turn, seat)."""
+def sampled_deals(view: Mapping[str, Any], deals: int, seed: int, copies: int = 1) -> GameBatch:
+    """A ``GameBatch`` of ``deals`` games that agree with ``view``, the unseen cards dealt at random
+    to each (``views.sample_game``), repeated ``copies`` times (slot ``i * deals + j``: copy ``i``
+    of deal ``j``). The deals come from a generator seeded by (``seed``, turn, seat)."""
     rng = random.Random(f"{seed}/{view['turn']}/{view['seat']}")
     first = sample_game(view, rng)  # checked whole by Game; the other deals only move hidden cards
-    batch = GameBatch(first.config, len(candidates) * rollouts, threads=1)
+    batch = GameBatch(first.config, copies * deals, threads=1)
     batch.load(0, first)
     pool = unseen_pool(view)
-    for j in range(1, rollouts):
+    for j in range(1, deals):
         row = batch.rows[j]
         row[:] = batch.rows[0]
         for s, (hand, discard, deck) in enumerate(sample_hidden(view, rng, pool)):
@@ -41,7 +37,18 @@ def rollout_scores(
                 hand, discard = first.hands[s], first.discards[s]
             write_cards(row, s, hand, discard, deck)
         rules.generate(row, batch.cfg)
-    batch.rows[rollouts:] = np.tile(batch.rows[:rollouts], (len(candidates) - 1, 1))
+    batch.rows[deals:] = np.tile(batch.rows[:deals], (copies - 1, 1))
+    return batch
+
+
+def rollout_scores(
+    view: Mapping[str, Any], candidates: list[int], rollouts: int, seed: int, play_out: Callable[[GameBatch], None]
+) -> list[float]:
+    """Each candidate's mean score over ``rollouts`` sampled deals of the unseen cards
+    (``sampled_deals``, the same deals for every candidate), all finished together by one call
+    of ``play_out`` on a ``GameBatch`` (slot ``i * rollouts + j``: candidate ``i`` made in deal
+    ``j``). A game's score: the cards on the mountain at its end, plus ``WIN_SCORE`` if won."""
+    batch = sampled_deals(view, rollouts, seed, copies=len(candidates))
     batch.step(np.repeat(np.array(candidates, dtype=np.int64), rollouts))
     play_out(batch)
     scores = batch.cards_on_mountain() + WIN_SCORE * (batch.status == WON)
