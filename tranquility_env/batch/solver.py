@@ -81,6 +81,7 @@ UNDECIDED, SOLVED, LOST_PROVEN = 0, 1, 2  # what ``solve_row`` found
 MAX_DEPTH = 1024  # decisions in one line: a game makes far fewer (each turn spends a card)
 TABLE_BITS = 20
 PROVEN = 32767  # a table entry's failure that no discrepancy budget changes
+HERD_FROM = 40  # cards on the mountain from which a herd goes before the value model's move
 EMPTY = -1
 PAY_ID, SUMMIT_ID = A.FIRST[A.PAY], A.FIRST[A.PLAY_SUMMIT]
 
@@ -119,6 +120,47 @@ def dead(g, cfg) -> bool:
             goats += g[GOATS + p]
         if goats < cfg[C_GOATS_NEEDED]:
             return True
+    if cfg[C_PANORAMAS]:
+        by_number = np.zeros(13, dtype=np.int64)
+        for k in range(N_ASCENT):
+            by_number[NUMBER[k]] += supply[k]
+        for i in range(cfg[C_PANORAMAS]):
+            if not g[ACHIEVED + i] and not objective_possible(g, g[OBJECTIVE + i], by_number):
+                return True
+    return False
+
+
+@njit(cache=True)
+def objective_possible(g, seq: int, by_number) -> bool:
+    """Whether objective ``seq`` (PA2) can still be met: some row ``r`` (every number of it at
+    least ``r``, P1) has consecutive slots each empty, a bridge (an Ascent card may replace
+    it), or an Ascent card of the number wanted there, with the wanted numbers left in hands and
+    decks (``by_number``: their count by number). Campfires stay, and a card never comes back
+    down, so nothing else can be made to fit."""
+    n = PANORAMA_LEN[seq]
+    lowest = ROWS
+    for j in range(n):
+        lowest = min(lowest, PANORAMA[seq, j])
+    wanted = np.zeros(13, dtype=np.int64)
+    for r in range(1, lowest + 1):
+        start = ROW_START[r]
+        for first in range(ROW_SLOTS[r] - n + 1):
+            wanted[:] = 0
+            ok = True
+            for j in range(n):
+                card = g[MOUNTAIN + start + first + j]
+                if card < 0 or card == BRIDGE:  # empty, or a bridge an Ascent card may replace
+                    wanted[PANORAMA[seq, j]] += 1
+                elif not (card < N_ASCENT and NUMBER[card] == PANORAMA[seq, j]):
+                    ok = False
+                    break
+            if ok:
+                for number in range(1, 13):
+                    if wanted[number] > by_number[number]:
+                        ok = False
+                        break
+            if ok:
+                return True
     return False
 
 
@@ -180,13 +222,14 @@ def table_store(keys, values, key: np.uint64, budget: int) -> None:
 
 # ------------------------------------------------------------------------------ move order
 @njit(cache=True)
-def objective_step(g, cfg, card: int, p: int) -> int:
+def objective_step(g, cfg, card: int, p: int) -> float:
     """How far ``card`` at ``p`` would carry an unmet objective (PA2): ``j + 1`` when the ``j``
     Ascent cards left of ``p`` begin its sequence and ``card`` is its next number, with room in
-    the row for the rest (the longest such match); 0 when it carries none."""
+    the row for the rest (the longest such match; 1.5 for a start whose next number the same hand
+    holds); 0 when it carries none."""
     r = POS_ROW[p]
     start, col = ROW_START[r], POS_COL[p]
-    best = 0
+    best = 0.0
     for i in range(cfg[C_PANORAMAS]):
         if g[ACHIEVED + i]:
             continue
@@ -203,7 +246,19 @@ def objective_step(g, cfg, card: int, p: int) -> int:
                     break
             if ok:
                 best = j + 1
+            if ok and j == 0 and held(g, PANORAMA[seq, 1], card):
+                best = 1.5  # a start the same hand can go on with
     return best
+
+
+@njit(cache=True)
+def held(g, number: int, playing: int) -> bool:
+    """Whether the seat to act holds a card numbered ``number`` besides the one it plays."""
+    hand = HAND + g[CURRENT] * N_KINDS
+    for k in range(N_ASCENT):
+        if NUMBER[k] == number and g[hand + k] > (1 if k == playing else 0):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -221,10 +276,11 @@ def pay_order(g, cfg, md, legal, floor: int, out) -> int:
     ranked = value_model.ranked_worths(md, kinds[:m], md.slots, md.n_slots)[1]
     chosen = np.zeros(m, dtype=np.bool_)
     owed = g[OWED]
-    for i in range(m):
-        if owed > 0 and not (cfg[C_GOATS] and HAS_GOAT[ranked[i]]):
-            chosen[i] = True
-            owed -= g[HAND + seat * N_KINDS + ranked[i]]
+    for goat in range(2):
+        for i in range(m):
+            if owed > 0 and (cfg[C_GOATS] and HAS_GOAT[ranked[i]]) == goat:
+                chosen[i] = True
+                owed -= g[HAND + seat * N_KINDS + ranked[i]]
     n = 0
     for k in range(N_KINDS):  # the chosen ones, in kind order
         for i in range(m):
@@ -262,7 +318,7 @@ def order(g, cfg, deck_counts, s, weights, weight_sums, floor: int, out) -> int:
     keys = np.empty(n, dtype=np.float64)
     for i in range(n):
         kind, x, y = DECODE[legal[i], 0], DECODE[legal[i], 1], DECODE[legal[i], 2]
-        goal = objective_step(g, cfg, x, y) if kind == A.PLAY and cfg[C_PANORAMAS] else 0
+        goal = objective_step(g, cfg, x, y) if kind == A.PLAY and cfg[C_PANORAMAS] else 0.0
         if goal > 1:
             key = -goal  # an objective under way before the value model, which knows none
         elif legal[i] == best:
@@ -280,7 +336,7 @@ def order(g, cfg, deck_counts, s, weights, weight_sums, floor: int, out) -> int:
         elif kind == A.PLAY_BRIDGE:
             key = 2.0
         elif kind == A.HERD:
-            key = 0.5 - POS_ROW[y] / 16
+            key = (-1.5 if md.filled >= HERD_FROM else 0.5) - POS_ROW[y] / 16  # late, the goats up (GO4)
         elif kind == A.DISCARD:
             key = 10.0 + rank[x] + rank[y]
             if cfg[C_GOATS]:
