@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: test train bots bench benchmark results results-own-search results-expert results-modules results-strangers results-cross-play \
-	screenshots load-test clean
+	limits screenshots load-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -93,6 +93,11 @@ results-own-search: $(VENV)/.installed
 # tranquility expert-iteration (about 30 minutes on 2 cores).
 results-expert: $(VENV)/.installed
 	$(BIN)/tranquility evaluate --players 3 --games 1000 --out results/expert --team policy+expert
+
+# docs/results.md, "The limits": the omniscient solver's ceiling on 200 evaluation deals of each task,
+# and pimc, the heuristic and the shipped learned bot on the first 50 of them (docs/limits/).
+limits: $(VENV)/.installed
+	$(BIN)/tranquility limits --games 200 --team-games 50 --budget 700000 --out docs/limits
 
 # docs/results.md, "Modules": the heuristic, with and without its search, on each module at 3 players.
 results-modules: $(VENV)/.installed

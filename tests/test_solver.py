@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tranquility_env.arena import bot_action, play_until
-from tranquility_env.batch import GameBatch, rules, solver
+from tranquility_env.batch import GameBatch, rules, solver, value_model
 from tranquility_env.batch import layout as L
 from tranquility_env.batch.engine import finish_rope
 from tranquility_env.bots import HeuristicBot, OmniscientBot, PimcBot, make_bot
@@ -141,7 +141,7 @@ def test_a_payment_is_searched_in_kind_order_only() -> None:
         if game.status != "ongoing":
             pytest.skip("no payment of two cards in this deal")
     row, batch = row_of(game)
-    s = solver.value_model.settings(bot, 3)
+    s = value_model.settings(bot, 3)
     out = np.empty(L.MAX_LEGAL, dtype=np.int64)
     n = solver.order(row, batch.cfg, batch.deck_counts, *s, 0, out)
     kinds = [actions.DECODE[a][1] for a in out[:n]]
@@ -160,9 +160,13 @@ def test_bad_input_is_refused() -> None:
         game.apply_action(action)
     with pytest.raises(ValueError, match="won"):
         solve(game)
-    for name in ("pimc:samples=0", "pimc:depth=3", "omniscient:samples=2", "pimc:budget=x"):
+    for name in ("pimc:depth=3", "omniscient:samples=2", "pimc:budget=x", "pimc:budget=-1", "pimc:margin=1,margin=2"):
         with pytest.raises(ValueError, match="options"):
             make_bot(name)
+    for name, field in (("pimc:samples=0", "samples"), ("omniscient:budget=0", "budget")):
+        with pytest.raises(ValueError, match=field):
+            make_bot(name)
+    assert make_bot("pimc:margin=0,search_from=0").margin == 0
     with pytest.raises(ValueError, match="cheats"):
         evaluate.partner_list("omniscient")
     with pytest.raises(ValueError, match="cheats"):
@@ -207,7 +211,7 @@ def test_pimc_decides_from_what_its_seat_sees() -> None:
     assert seat_view(other, 0) == seat_view(game, 0) and other.to_dict() != game.to_dict()
     moves = []
     for g in (game, other, game):
-        pimc = PimcBot(samples=4, candidates=3, budget=500, seed=7)
+        pimc = PimcBot(samples=4, candidates=3, budget=500, margin=0, search_from=0, seed=7)
         moves.append((bot_action(g, pimc), pimc.last_search))
     assert moves[0] == moves[1] == moves[2]
     assert moves[0][0] in game.legal_actions() and moves[0][1]
@@ -223,3 +227,19 @@ def test_limits_writes_each_task_and_the_table(tmp_path) -> None:
     table = (tmp_path / "limits.md").read_text()
     assert "| p3-v1 | 3 (100.0%) | 0 (0.0%) | 0 (0.0%) |" in table and reports == [report]
     assert "none" in table  # pimc and the learned bot did not play
+
+
+def test_limits_keeps_a_ceiling_made_alike_and_refuses_a_damaged_report(tmp_path, capsys) -> None:
+    """A stopped run goes on where it stopped: a task's report made on as many deals with the
+    same budget keeps its ceiling (here numbers no solver made, to tell them apart)."""
+    kept = {"games": 3, "won": 1, "unwinnable": 1, "undecided": 1, "budget": 5}
+    kept |= {"median_seconds": 1.0, "max_seconds": 2.0}
+    report = {"task": "p3-v1", "config": Config(players=3).to_dict(), "ceiling": kept, "teams": []}
+    (tmp_path / "p3-v1.json").write_text(json.dumps(report))
+    args = ["--task", "p3-v1", "--games", "3", "--budget", "5", "--teams", "", "--workers", "1", "--out", str(tmp_path)]
+    assert limits.main(args)[0]["ceiling"] == kept
+    assert limits.main([*args, "--fresh"])[0]["ceiling"]["undecided"] == 3  # five moves decide nothing
+    (tmp_path / "p3-v1.json").write_text('{"task": "p3-v1", "ceiling": {"games": 3}')
+    with pytest.raises(SystemExit):
+        limits.main(args)
+    assert "is not a limits report" in capsys.readouterr().err

@@ -44,6 +44,7 @@ from tranquility_env.table_args import add_table_arguments, table_from_args
 from tranquility_env.tasks import EVALUATION_DEALS
 
 __all__ = [
+    "TeamResult",
     "adhoc",
     "arrangements",
     "cross_play",
@@ -52,6 +53,7 @@ __all__ = [
     "main",
     "markdown",
     "partner_list",
+    "play_jobs",
     "seat_team",
     "wilson",
     "with_partner",

@@ -4,7 +4,9 @@ For each task: the ceiling of every deal by the omniscient solver (it CHEATS: it
 hand and deck; a deal ends won, proven unwinnable or undecided within the budget), then the
 win rates of ``pimc``, the heuristic and the shipped learned bot (where one plays the task) on
 the first of the same deals. Each task's numbers go to ``OUT/<task>.json``; ``OUT/limits.md``
-is remade from every JSON there, the table "The limits" of ``docs/results.md``.
+is remade from every JSON there, the table "The limits" of ``docs/results.md``. A task's JSON
+already there keeps the teams not played again, and its ceiling if made on as many deals with the
+same budget, so a run stopped part way goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -85,6 +87,18 @@ def markdown(reports: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _earlier(path: Path) -> dict:
+    """The report at ``path``, checked."""
+    try:
+        report = json.loads(path.read_text())
+        Ceiling(**report["ceiling"])
+        if report["task"] not in TASKS or not all(TeamResult(**t).team in TEAMS for t in report["teams"]):
+            raise ValueError("an unknown task or team")
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{path} is not a limits report ({err}); remove it or pass --fresh") from None
+    return report
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="tranquility limits", description=__doc__.splitlines()[0])
     parser.add_argument("--task", action="append", choices=sorted(TASKS), help=f"repeatable (default {LIMIT_TASKS})")
@@ -94,6 +108,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--teams", default=",".join(TEAMS), help=f"which of {', '.join(TEAMS)} play (default all)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     parser.add_argument("--out", default="results/limits", help="folder for the JSON and limits.md")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start every task afresh (default: keep what its JSON has, see above)"
+    )
+
     args = parser.parse_args(argv)
     teams = [t for t in args.teams.split(",") if t]
     if args.games < 1 or args.budget < 1 or args.workers < 1:
@@ -105,20 +123,31 @@ def main(argv: list[str] | None = None) -> list[dict]:
     out.mkdir(parents=True, exist_ok=True)
     for name in args.task or LIMIT_TASKS:
         t = task(name)
-        deals = t.evaluation_deals(args.games)
-        found = ceiling(t.config, deals, args.budget, args.workers)
-        print(f"{name}: {asdict(found)}", flush=True)
-        results: list[TeamResult] = []
+        path = out / f"{name}.json"
+        try:
+            earlier = None if args.fresh or not path.exists() else _earlier(path)
+        except ValueError as err:
+            parser.error(str(err))
+        alike = earlier and (earlier["ceiling"]["games"], earlier["ceiling"]["budget"]) == (args.games, args.budget)
+        if alike:
+            found = Ceiling(**earlier["ceiling"])
+        else:
+            found = ceiling(t.config, t.evaluation_deals(args.games), args.budget, args.workers)
+        print(f"{name}: {asdict(found)}" + (" (kept)" if alike else ""), flush=True)
+        played: dict[str, dict] = {r["team"]: r for r in earlier["teams"]} if earlier else {}
         for spec in (s for s in _teams(t.config) if s in teams and team_games > 0):
             seat_team(spec, t.config)
             jobs = [(spec, t.config, d, None) for d in t.evaluation_deals(team_games)]
-            results.append(play_jobs(spec, jobs, args.workers, progress=True))
-            print(f"{name} {spec}: {results[-1].win_rate:.3f}", flush=True)
+            played[spec] = asdict(play_jobs(spec, jobs, args.workers, progress=True))
+            print(f"{name} {spec}: {played[spec]['win_rate']:.3f}", flush=True)
         report = {"task": name, "config": t.config.to_dict(), "ceiling": asdict(found)}
-        report["teams"] = [asdict(r) for r in results]
-        (out / f"{name}.json").write_text(json.dumps(report, indent=1) + "\n")
+        report["teams"] = [played[spec] for spec in TEAMS if spec in played]
+        path.write_text(json.dumps(report, indent=1) + "\n")
     order = {n: i for i, n in reversed(list(enumerate([*LIMIT_TASKS, *TASKS])))}  # a name's first place
-    reports = sorted((json.loads(p.read_text()) for p in out.glob("*.json")), key=lambda r: order[r["task"]])
+    try:
+        reports = sorted((_earlier(p) for p in out.glob("*.json")), key=lambda r: order[r["task"]])
+    except ValueError as err:
+        parser.error(str(err))
     (out / "limits.md").write_text(markdown(reports) + "\n")
     print(markdown(reports))
     return reports

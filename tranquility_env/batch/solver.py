@@ -75,7 +75,7 @@ from tranquility_env.rules.board import N_POS, N_SLOTS, ROWS
 from tranquility_env.rules.cards import BRIDGE, CAMP, N_ASCENT, N_KINDS, SUMMIT
 from tranquility_env.rules.status import NO_PENDING
 
-__all__ = ["LOST_PROVEN", "SOLVED", "UNDECIDED", "ordered_moves", "solve_row"]
+__all__ = ["LOST_PROVEN", "SOLVED", "UNDECIDED", "dead", "order", "ordered_moves", "solve_row", "state_key"]
 
 UNDECIDED, SOLVED, LOST_PROVEN = 0, 1, 2  # what ``solve_row`` found
 MAX_DEPTH = 1024  # decisions in one line: a game makes far fewer (each turn spends a card)
@@ -310,7 +310,7 @@ def order(g, cfg, deck_counts, s, weights, weight_sums, floor: int, out) -> int:
         if a == SUMMIT_ID:  # the Summit wins at once
             out[0] = a
             return 1
-    best = value_model.choose(g, cfg, deck_counts, s, weights, weight_sums)
+    best = value_model.choose_in(md, legal.astype(np.int64))
     rank = np.zeros(N_KINDS, dtype=np.int64)
     ranked = value_model.ranked_worths(md, md.hand, md.slots, md.n_slots)[1]
     for i in range(len(ranked) - 1, -1, -1):

@@ -54,7 +54,7 @@ from tranquility_env.rules import actions as A
 from tranquility_env.rules.board import N_POS, N_SLOTS, ROWS
 from tranquility_env.rules.cards import BRIDGE, CAMP, N_ASCENT, N_KINDS, ROPE, SUMMIT
 
-__all__ = ["choices", "exact", "filled", "play_out"]
+__all__ = ["choices", "choose", "choose_in", "exact", "filled", "model", "play_out", "ranked_worths", "settings"]
 
 assert MOUNTAIN == 0  # the mountain leads a row, so ``rules``' mountain scans take a bare mountain too
 EMPTY = -1
@@ -389,8 +389,14 @@ def sub_decision(md, legal) -> int:
 @njit(cache=True)
 def choose(g, cfg, deck_counts, s, weights, weight_sums) -> int:
     """``ValueModel.from_game(game, legal, bot).ranked()[0]`` for game ``g``."""
-    legal = g[LEGAL : LEGAL + g[N_LEGAL]].astype(np.int64)
     md = model(g, cfg, deck_counts, s, weights, weight_sums)
+    return choose_in(md, g[LEGAL : LEGAL + g[N_LEGAL]].astype(np.int64))
+
+
+@njit(cache=True)
+def choose_in(md, legal) -> int:
+    """``choose`` on the model ``md`` of the decision whose legal ids are ``legal``."""
+    s = md.s
     forced = sub_decision(md, legal)
     if forced >= 0:
         return forced

@@ -78,13 +78,15 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
     ``policy+own-search:PATH`` (that policy with the same search over its own rollouts) or
     ``policy+expert:PATH`` (that search at every decision, ``EarlySearch`` before the end game); the
     policy names without ``:PATH`` take the shipped bot for ``table``; ``partner:NAME`` is a bot
-    of the partner pool (``partners.PARTNERS``); ``pimc[:samples=N,candidates=N,budget=N]`` is
-    ``PimcBot`` and ``omniscient[:budget=N]`` ``OmniscientBot``, which cheats. Given a ``table`` config, a policy made for
-    another table is refused (``PolicyBot.check_table``)."""
+    of the partner pool (``partners.PARTNERS``); ``pimc[:OPTIONS]`` is ``PimcBot`` (``OPTIONS``:
+    ``samples=N,candidates=N,budget=N,margin=N,search_from=N``, any of them) and
+    ``omniscient[:budget=N]`` ``OmniscientBot``, which cheats. Given a ``table`` config, a policy
+    made for another table is refused (``PolicyBot.check_table``)."""
     spec = resolve(spec, table)
     kind, _, options = spec.partition(":")
     if kind in ("pimc", "omniscient"):
-        settings = _options(spec, options, ("samples", "candidates", "budget") if kind == "pimc" else ("budget",))
+        names = ("samples", "candidates", "budget", "margin", "search_from") if kind == "pimc" else ("budget",)
+        settings = _options(spec, options, names)
         return PimcBot(seed=seed, **settings) if kind == "pimc" else OmniscientBot(seed=seed, **settings)
     if spec == "random":
         return RandomBot(seed)
@@ -110,11 +112,12 @@ def make_bot(spec: str, seed: int | None = None, table: Any = None) -> Bot:
 
 
 def _options(spec: str, text: str, names: tuple[str, ...]) -> dict[str, int]:
-    """``name=N,...`` options of a bot name, each one of ``names`` with a positive integer."""
+    """``name=N,...`` options of a bot name, each one of ``names`` once, with a whole number (the
+    bot checks its range)."""
     out: dict[str, int] = {}
     for item in filter(None, text.split(",")):
         name, _, value = item.partition("=")
-        if name not in names or not value.isdigit() or int(value) < 1 or name in out:
-            raise ValueError(f"bot {spec!r}: options are {', '.join(n + '=N' for n in names)} (N a positive integer)")
+        if name not in names or not value.isdigit() or name in out:
+            raise ValueError(f"bot {spec!r}: options are {', '.join(n + '=N' for n in names)} (N a whole number)")
         out[name] = int(value)
     return out

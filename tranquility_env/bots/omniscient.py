@@ -24,7 +24,7 @@ from tranquility_env.bots.heuristic import HeuristicBot
 from tranquility_env.rules.game import Game
 from tranquility_env.views import LazySeatView
 
-__all__ = ["OUTCOMES", "OmniscientBot", "Solution", "solve"]
+__all__ = ["DEFAULT_BUDGET", "OUTCOMES", "OmniscientBot", "Solution", "solve"]
 
 OUTCOMES = ("won", "unwinnable", "undecided")  # a deal's ceiling: a winning line, a proof none exists, or neither
 DEFAULT_BUDGET = 1_000_000  # moves the search may make on one deal
@@ -78,6 +78,8 @@ class OmniscientBot:
     _given_up: ClassVar[dict[int, tuple[Game, str]]] = {}  # games searched without a win (held, so ids stay theirs)
 
     def __init__(self, budget: int = DEFAULT_BUDGET, seed: int | None = None) -> None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"budget must be a positive number of moves, got {budget!r}")
         self.budget = budget
         self.heuristic = HeuristicBot(seed=seed, rollouts=0)
         self.last_outcome: str | None = None

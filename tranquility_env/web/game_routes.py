@@ -28,7 +28,7 @@ from tranquility_env.web.games import Games
 from tranquility_env.web.replay_store import ReplayStore
 from tranquility_env.web.session import MoveRefused, TableSession
 
-__all__ = ["GameRoutes"]
+__all__ = ["BOT_NAMES", "GameRoutes"]
 
 # The bots a page may seat, in the order it offers them (the first is the default: the strongest
 # learned bot whose moves stay quick enough for a person to wait on, docs/results.md), each with
