@@ -160,6 +160,10 @@ def test_bad_input_is_refused() -> None:
         game.apply_action(action)
     with pytest.raises(ValueError, match="won"):
         solve(game)
+    row, batch = row_of(game)
+    for call in (solver.ordered_moves, solver.solve_row):
+        with pytest.raises(ValueError, match="over"):  # compiled code would read past the legal moves
+            call(row, batch.cfg, batch.deck_counts, HeuristicBot(), *([1] if call is solver.solve_row else []))
     for name in ("pimc:depth=3", "omniscient:samples=2", "pimc:budget=x", "pimc:budget=-1", "pimc:margin=1,margin=2"):
         with pytest.raises(ValueError, match="options"):
             make_bot(name)

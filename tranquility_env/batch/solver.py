@@ -1,9 +1,10 @@
 """The omniscient solver: a search for a winning line of the whole team in one game of which it
 sees everything (every hand, every deck in order), on the batched engine's rows.
 
-It is a limited discrepancy search (Harvey and Ginsberg, 1995): the moves of a decision are
-ordered, the heuristic's value model first (``value_model.choose``), and pass ``k`` tries every
-line that leaves that order at most ``k`` times, for ``k = 0, 1, 2, ...``, until a line wins, the
+It is a limited discrepancy search (Harvey and Ginsberg, 1995), weighted: the moves of a decision
+are ordered, the heuristic's value model first (``value_model.choose``), taking the ``i``-th costs
+as many discrepancies as ``i`` has bits (the second move 1, the third and fourth 2, ...), and pass
+``k`` tries every line that costs at most ``k``, for ``k = 0, 1, 2, ...``, until a line wins, the
 game is proven unwinnable or the budget of moves made is spent. Three things keep it small:
 
 - **Cards.** A state is dead when the cards still in hands and decks cannot fill the mountain
@@ -81,7 +82,7 @@ UNDECIDED, SOLVED, LOST_PROVEN = 0, 1, 2  # what ``solve_row`` found
 MAX_DEPTH = 1024  # decisions in one line: a game makes far fewer (each turn spends a card)
 TABLE_BITS = 20
 PROVEN = 32767  # a table entry's failure that no discrepancy budget changes
-HERD_FROM = 40  # cards on the mountain from which a herd goes before the value model's move
+HERD_FROM = 44  # cards on the mountain from which a herd goes before the value model's move
 EMPTY = -1
 PAY_ID, SUMMIT_ID = A.FIRST[A.PAY], A.FIRST[A.PLAY_SUMMIT]
 
@@ -378,7 +379,9 @@ def _pass(
             d -= 1
             continue
         i = tried[d]
-        extra = 1 if i > 0 else 0
+        extra = 0  # the i-th move costs as many discrepancies as i has bits: near ones are cheap
+        while i >> extra:
+            extra += 1
         if used[d] + extra > limit:
             cuts[d] = True
             tried[d] = counts[d]
@@ -457,6 +460,8 @@ def solve_row(row: np.ndarray, cfg: np.ndarray, deck_counts: np.ndarray, bot: An
 def ordered_moves(row: np.ndarray, cfg: np.ndarray, deck_counts: np.ndarray, bot: Any) -> list[int]:
     """The legal moves of the game in ``row`` in the order the search tries them (``order``):
     what the seat to act knows decides it, so every deal of the hidden cards gives the same."""
+    if row[STATUS] != ONGOING or row[ROPE_SHUFFLE] or row[N_LEGAL] == 0:
+        raise ValueError("the game is over or waits for a rope's shuffle: there is no move to order")
     out = np.empty(MAX_LEGAL, dtype=np.int64)
     n = order(row, cfg, deck_counts, *value_model.settings(bot, int(cfg[C_PLAYERS])), 0, out)
     return out[:n].tolist()
