@@ -45,8 +45,14 @@ class Ceiling:
     max_seconds: float
 
 
+_compiled: set[Config] = set()  # the tables this process has solved on, its compiled code loaded
+
+
 def _solve_deal(job: tuple) -> tuple[str, float]:
     config, deal, budget = job
+    if config not in _compiled:  # compiling (or loading the cache) is not a deal's time
+        solve(Game.new(config, deal), budget=1)
+        _compiled.add(config)
     found = solve(Game.new(config, deal), budget)
     return found.outcome, found.seconds
 
