@@ -121,6 +121,11 @@ def dead(g, cfg) -> bool:
             goats += g[GOATS + p]
         if goats < cfg[C_GOATS_NEEDED]:
             return True
+        cards_left = 0
+        for k in range(N_KINDS):
+            cards_left += supply[k]
+        if cards_left < needed + 1 + herd_steps_needed(g, cfg, supply, need[ROWS]):
+            return True  # every slot, the Summit and each herd step take a card of their own
     if cfg[C_PANORAMAS]:
         by_number = np.zeros(13, dtype=np.int64)
         for k in range(N_ASCENT):
@@ -129,6 +134,35 @@ def dead(g, cfg) -> bool:
             if not g[ACHIEVED + i] and not objective_possible(g, g[OBJECTIVE + i], by_number):
                 return True
     return False
+
+
+@njit(cache=True)
+def herd_steps_needed(g, cfg, supply, row8_free: int) -> int:
+    """A lower bound on the herd steps still needed for GO4: goat cards numbered 8 or more may go
+    straight to row 8's free slots; of the other goats (on the mountain, or goat cards placed as
+    high as they may, row 7 at most), the one that must come from lowest has 8 - its row to walk."""
+    short = cfg[C_GOATS_NEEDED]
+    for p in range(ROW_START[ROWS], ROW_START[ROWS] + ROW_SLOTS[ROWS]):
+        short -= g[GOATS + p]
+    by_row = np.zeros(ROWS + 1, dtype=np.int64)
+    straight = 0
+    for k in range(N_ASCENT):
+        if HAS_GOAT[k] and supply[k]:
+            if NUMBER[k] >= ROWS and straight < row8_free:
+                straight += 1
+                by_row[ROWS - 1] += supply[k] - 1
+            else:
+                by_row[min(NUMBER[k], ROWS - 1)] += supply[k]
+    short -= straight
+    if short <= 0:
+        return 0
+    for p in range(ROW_START[ROWS]):
+        by_row[POS_ROW[p]] += g[GOATS + p]
+    for r in range(ROWS - 1, 0, -1):
+        short -= by_row[r]
+        if short <= 0:
+            return ROWS - r
+    return 0
 
 
 @njit(cache=True)
