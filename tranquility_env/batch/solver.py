@@ -9,8 +9,10 @@ game is proven unwinnable or the budget of moves made is spent. Three things kee
 
 - **Cards.** A state is dead when the cards still in hands and decks cannot fill the mountain
   (for every row ``t``, the empty slots and bridges of rows ``t`` and up against the Ascent
-  cards numbered ``t`` or more and the campfires), when no Summit is left, or when too few goats
-  are left for the goats' goal (GO4).
+  cards numbered ``t`` or more and the campfires), when no Summit is left, when too few goats
+  are left for the goats' goal (GO4) or too few cards to pay for the slots, the Summit and a
+  lower bound of the herd steps still needed, or when an objective no row can still hold is
+  unmet (PA2).
 - **Payments.** Paying a penalty with cards A then B ends where B then A ends (the order of a
   discard pile is never read again), so an action pays its cards in kind order only.
 - **A transposition table** of the states at the start of a turn known to fail: proven (their
