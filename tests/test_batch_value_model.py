@@ -27,6 +27,7 @@ MODULES = [
     Config(players=1, ropes=4, bridges=2),
     Config(players=3, goats=True, goats_needed=2, campfires_per_colour=3),
     Config(players=2, green_path=True, panoramas=3, campfire_move_pays=False),
+    Config(players=3, green_path=True, campfires_per_colour=2),
     Config(players=5),
 ]
 
@@ -51,6 +52,8 @@ def some_bot(rng: random.Random) -> HeuristicBot:
         spare_margin=rng.randint(0, 4),
         summit_from=rng.randint(20, 40),
         late_game=rng.randint(25, 40),
+        green=rng.uniform(0, 12),
+        green_lost=rng.uniform(0, 60),
     )
 
 

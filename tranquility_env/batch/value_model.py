@@ -26,6 +26,7 @@ from numba import njit, prange
 
 from tranquility_env.batch import encode, rules
 from tranquility_env.batch.layout import (
+    C_GREEN,
     C_PAYS,
     C_PLAYERS,
     COLOUR,
@@ -77,14 +78,17 @@ SETTINGS = (
     "reach",
     "bridge_lock",
     "scarcity",
+    "green",
+    "green_lost",
 )
 LOOKAHEAD, PROGRESS, DRAW_COST, NO_FIT, BRIDGE_DEBT, SPARE_MARGIN, LATE_GAME = range(7)
-FIT_DISCOUNT, SUMMIT_FROM, STEEP, OPEN_BONUS, REACH, BRIDGE_LOCK, SCARCITY = range(7, 14)
+FIT_DISCOUNT, SUMMIT_FROM, STEEP, OPEN_BONUS, REACH, BRIDGE_LOCK, SCARCITY, GREEN, GREEN_LOST = range(7, 16)
+NO_GREEN_PATH = 99  # ``ValueModel``'s
 
 Model = namedtuple(
     "Model",
     "s weights weight_sums m row_len slots n_slots filled reachable hand holdings seat summits moving pays "
-    "unseen unseen_total scarcity",
+    "unseen unseen_total scarcity green_path green_need",
 )
 
 
@@ -186,10 +190,44 @@ def model(g, cfg, deck_counts, s, weights, weight_sums):
     counts = np.empty(N_KINDS, dtype=np.int64)
     encode.unseen_counts(g, seat, deck_counts, counts)
     unseen = counts[:N_ASCENT].astype(np.float64)
+    green_path = cfg[C_GREEN] != 0
     return Model(
         s, weights, weight_sums, m, row_len, slots, n_slots, filled, reachable, hand, holdings, seat, summits,
-        g[MOVING_CARD], cfg[C_PAYS] != 0, unseen, unseen.sum(), scarcity,
+        g[MOVING_CARD], cfg[C_PAYS] != 0, unseen, unseen.sum(), scarcity, green_path,
+        green_need(m) if green_path else 0,
     )  # fmt: skip
+
+
+@njit(cache=True)
+def green_need(m) -> int:
+    """The fewest green cards still to place for a green path; ``NO_GREEN_PATH`` if none is left."""
+    need = np.zeros(ROW_SLOTS[1] + 2, dtype=np.int64)
+    for r in range(1, ROWS + 1):
+        below = need
+        need = np.full(ROW_SLOTS[1] + 2, NO_GREEN_PATH, dtype=np.int64)
+        for c in range(1, ROW_SLOTS[r] + 1):
+            card = m[ROW_START[r] + c - 1]
+            if card in (EMPTY, BRIDGE):
+                cost = 1
+            elif COLOUR[card] == 0:
+                cost = 0
+            else:
+                continue
+            under = min(below[c], below[c + 1]) if r > 1 else 0
+            need[c] = min(NO_GREEN_PATH, under + cost)
+    return need.min()
+
+
+@njit(cache=True)
+def green_cost(md, card: int, p: int) -> float:
+    if not md.green_path:
+        return 0.0
+    m = md.m.copy()
+    m[p] = card
+    need = green_need(m)
+    if need >= NO_GREEN_PATH:
+        return 0.0 if md.green_need >= NO_GREEN_PATH else md.s[GREEN_LOST]
+    return md.s[GREEN] * (need - md.green_need)
 
 
 @njit(cache=True)
@@ -347,12 +385,18 @@ def value_of_play(md, card: int, p: int, scratch) -> float:
     progress = s[PROGRESS] * (2 if onto_bridge and md.filled >= s[LATE_GAME] else 1)
     progress += s[OPEN_BONUS] * (n_slots - md.n_slots)
     value = after(md, rest, penalty, scratch, n_slots, 1 + penalty) - progress
+    value += green_cost(md, card, p)
     return value + s[BRIDGE_LOCK] * bridge_lock(md, card, p) if s[BRIDGE_LOCK] else value
 
 
 @njit(cache=True)
 def move_cost(md, card: int, p: int) -> int:
     return rules.play_penalty(md.m, card, p) if md.pays else 0
+
+
+@njit(cache=True)
+def move_value(md, card: int, p: int) -> float:
+    return move_cost(md, card, p) + green_cost(md, card, p)
 
 
 @njit(cache=True)
@@ -375,9 +419,9 @@ def sub_decision(md, legal) -> int:
         kind = ranked_worths(md, kinds, md.slots, md.n_slots)[1]
         return PAY_ID + kind[0]
     if first == A.MOVE:
-        best, best_cost = -1, 0
+        best, best_cost = -1, 0.0
         for a in legal:
-            cost = move_cost(md, md.moving, DECODE[a, 2])
+            cost = move_value(md, md.moving, DECODE[a, 2])
             if best < 0 or cost < best_cost:
                 best, best_cost = a, cost
         return best
@@ -412,13 +456,16 @@ def choose_in(md, legal) -> int:
             cost = value_of_play(md, x, y, scratch)
         elif kind == A.CAMP:
             card = md.m[y]
-            spent = -1
+            spent, green = -1, 0.0  # the cheapest destination's penalty and value (ties: the first)
             for r in range(POS_ROW[y] + 1, ROWS + 1):
                 c = md.row_len[r] + 1
                 if c <= ROW_SLOTS[r] and (r == 1 or md.row_len[r - 1] > c):
-                    pay = move_cost(md, card, ROW_START[r] + c - 1)
-                    spent = pay if spent < 0 else min(spent, pay)
+                    q = ROW_START[r] + c - 1
+                    value = move_value(md, card, q)
+                    if spent < 0 or value < green:
+                        spent, green = move_cost(md, card, q), value
             cost = after(md, without(md.hand, x), spent, md.slots, md.n_slots, 1 + spent) - s[PROGRESS]
+            cost += green - spent
         elif kind == A.PLAY_BRIDGE and md.filled < s[LATE_GAME]:
             n_slots = slots_after(md, BRIDGE, y, scratch)
             cost = s[BRIDGE_DEBT] + after(md, without(md.hand, BRIDGE), 0, scratch, n_slots, 1)

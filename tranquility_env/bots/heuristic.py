@@ -56,6 +56,8 @@ class HeuristicBot:
         open_bonus: float | None = None,
         hand_decay: float = 0.5,
         bridge_lock: float = 0.3,
+        green: float = 2.0,
+        green_lost: float = 40.0,
         reach: float | None = None,
         search_from: int | None = None,
         candidates: int = 6,
@@ -76,6 +78,7 @@ class HeuristicBot:
         self.open_bonus = open_bonus
         self.hand_decay = hand_decay
         self.bridge_lock = bridge_lock
+        self.green, self.green_lost = green, green_lost
         self.reach = reach
         self.search_from = search_from
         self.candidates = candidates

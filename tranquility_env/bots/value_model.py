@@ -34,6 +34,30 @@ def _slot_costs(slot: tuple[int, int, int], no_fit: float) -> np.ndarray:
     return costs
 
 
+NO_GREEN_PATH = 99  # ``green_need`` when no green path can be made any more
+
+
+def green_need(mountain: list[int]) -> int:
+    """The fewest green cards still to place for a green path (GP1): over the chains whose every
+    slot holds a green card or may still get one (empty, or a bridge, which an Ascent card may
+    replace), the fewest such slots to fill; ``NO_GREEN_PATH`` when no chain is left."""
+    need = [0] * (board.ROW_SLOTS[1] + 2)  # by column, from 1; the row below's, then this row's
+    for r in range(1, board.ROWS + 1):
+        below = need
+        need = [NO_GREEN_PATH] * (board.ROW_SLOTS[1] + 2)
+        for c in range(1, board.ROW_SLOTS[r] + 1):
+            card = mountain[board.ROW_START[r] + c - 1]
+            if card in (mrules.EMPTY, cards.BRIDGE):
+                cost = 1
+            elif cards.COLOUR[card] == 0:
+                cost = 0
+            else:
+                continue
+            under = min(below[c], below[c + 1]) if r > 1 else 0
+            need[c] = min(NO_GREEN_PATH, under + cost)
+    return min(need)
+
+
 class ValueModel:
     """``HeuristicBot``'s value model for one decision, on what the seat to act knows (from its
     view, or in a rollout straight from the sampled game).
@@ -59,6 +83,7 @@ class ValueModel:
         moving_card: int = mrules.EMPTY,
         move_pays: bool = True,
         unseen: np.ndarray | None = None,
+        green_path: bool = False,
     ) -> None:
         """What the seat knows, as kind ids: ``holdings`` are each seat's hand and deck sizes
         (public), ``moving_card`` the card a campfire displaced (``EMPTY`` if none), ``unseen``
@@ -86,6 +111,9 @@ class ValueModel:
         # The Ascent cards this seat has not seen: teammates' hands and every deck are drawn from them.
         self.unseen = np.zeros(cards.N_ASCENT) if unseen is None else unseen[: cards.N_ASCENT].astype(np.float64)
         self.unseen_total = self.unseen.sum()
+        # Green Path (GP2): the green cards a path still needs, which a play may change.
+        self.green_path = green_path
+        self.green_need = green_need(self.mountain) if green_path else 0
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any], legal: list[int], bot: Any) -> ValueModel:
@@ -109,6 +137,7 @@ class ValueModel:
             moving_card=moving,
             move_pays=view["config"]["campfire_move_pays"],
             unseen=unseen_counts(view),
+            green_path=view["config"]["green_path"],
         )
 
     @classmethod
@@ -128,6 +157,7 @@ class ValueModel:
             moving_card=game.moving_card,
             move_pays=game.config.campfire_move_pays,
             unseen=unseen_in_game(game, seat),
+            green_path=game.config.green_path,
         )
 
     # --- the value model
@@ -237,7 +267,21 @@ class ValueModel:
         progress = bot.progress * (2 if onto_bridge and self.filled >= bot.late_game else 1)
         progress += self.open_bonus * (len(slots) - len(self.slots))  # rows growing evenly keep slots open
         value = self.after(rest, penalty, slots, 1 + penalty) - progress
+        value += self.green_cost(card, p)
         return value + bot.bridge_lock * self.bridge_lock(card, p) if bot.bridge_lock else value
+
+    def green_cost(self, card: int, p: int) -> float:
+        """With Green Path: ``green`` x the change in the green cards a path still needs once
+        ``card`` stands at ``p`` (a green card on a path's slot lowers it, another card there
+        may raise it), or ``green_lost`` when that leaves no path; 0 without the module."""
+        if not self.green_path:
+            return 0.0
+        mountain = list(self.mountain)
+        mountain[p] = card
+        need = green_need(mountain)
+        if need >= NO_GREEN_PATH:
+            return 0.0 if self.green_need >= NO_GREEN_PATH else self.bot.green_lost
+        return self.bot.green * (need - self.green_need)
 
     def bridge_lock(self, card: int, p: int) -> int:
         """The least a card will pay to replace the bridge left of empty slot ``p`` once ``card``
@@ -274,7 +318,7 @@ class ValueModel:
                 return [actions.FIRST[actions.PAY] + self.give_up(payable, 1, self.slots)[0]]
             if actions.MOVE in by_kind:
                 card = self.moving_card
-                return [min(by_kind[actions.MOVE], key=lambda a: (self.move_cost(card, actions.DECODE[a][2]), a))]
+                return [min(by_kind[actions.MOVE], key=lambda a: (self.move_value(card, actions.DECODE[a][2]), a))]
             steps = by_kind.get(actions.STEP, [])
             return [steps[0] if steps else by_kind[actions.STOP][0]]
         if actions.PLAY_SUMMIT in by_kind:
@@ -284,16 +328,24 @@ class ValueModel:
     def move_cost(self, card: int, p: int) -> int:
         return mrules.move_penalty(self.mountain, card, p, self.move_pays)
 
+    def move_value(self, card: int, p: int) -> float:
+        """What moving the card a campfire displaced to ``p`` costs: its penalty and, with Green
+        Path, what the move does to the path."""
+        return self.move_cost(card, p) + self.green_cost(card, p)
+
     def options(self, by_kind: dict[int, list[int]]) -> list[tuple[float, int]]:
         bot = self.bot
         out = [(self.value_of_play(x, y), a) for a in by_kind.get(actions.PLAY, []) for _, x, y in [actions.DECODE[a]]]
         for a in by_kind.get(actions.CAMP, []):
             _, camp, p = actions.DECODE[a]
             card = self.mountain[p]
-            cost = min(self.move_cost(card, q) for r, q in mrules.open_slots(self.row_len) if r > board.POS_ROW[p])
+            # the displaced card's best destination (ties: the first); its penalty is paid
+            above = [q for r, q in mrules.open_slots(self.row_len) if r > board.POS_ROW[p]]
+            value, q = min((self.move_value(card, q), q) for q in above)
+            cost = self.move_cost(card, q)
             rest = list(self.hand)
             rest.remove(camp)
-            out.append((self.after(rest, cost, self.slots, 1 + cost) - bot.progress, a))
+            out.append((self.after(rest, cost, self.slots, 1 + cost) - bot.progress + (value - cost), a))
         if self.filled < bot.late_game:
             for a in by_kind.get(actions.PLAY_BRIDGE, []):
                 rest = list(self.hand)
