@@ -54,6 +54,7 @@ def some_bot(rng: random.Random) -> HeuristicBot:
         late_game=rng.randint(25, 40),
         green=rng.uniform(0, 12),
         green_lost=rng.uniform(0, 60),
+        green_keep=rng.uniform(0, 3),
     )
 
 

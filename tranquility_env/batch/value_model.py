@@ -80,15 +80,16 @@ SETTINGS = (
     "scarcity",
     "green",
     "green_lost",
+    "green_keep",
 )
 LOOKAHEAD, PROGRESS, DRAW_COST, NO_FIT, BRIDGE_DEBT, SPARE_MARGIN, LATE_GAME = range(7)
-FIT_DISCOUNT, SUMMIT_FROM, STEEP, OPEN_BONUS, REACH, BRIDGE_LOCK, SCARCITY, GREEN, GREEN_LOST = range(7, 16)
+FIT_DISCOUNT, SUMMIT_FROM, STEEP, OPEN_BONUS, REACH, BRIDGE_LOCK, SCARCITY, GREEN, GREEN_LOST, GREEN_KEEP = range(7, 17)
 NO_GREEN_PATH = 99  # ``ValueModel``'s
 
 Model = namedtuple(
     "Model",
     "s weights weight_sums m row_len slots n_slots filled reachable hand holdings seat summits moving pays "
-    "unseen unseen_total scarcity green_path green_need",
+    "unseen unseen_total scarcity green_path green_need green_top",
 )
 
 
@@ -191,10 +192,11 @@ def model(g, cfg, deck_counts, s, weights, weight_sums):
     encode.unseen_counts(g, seat, deck_counts, counts)
     unseen = counts[:N_ASCENT].astype(np.float64)
     green_path = cfg[C_GREEN] != 0
+    need = green_need(m) if green_path else 0
     return Model(
         s, weights, weight_sums, m, row_len, slots, n_slots, filled, reachable, hand, holdings, seat, summits,
-        g[MOVING_CARD], cfg[C_PAYS] != 0, unseen, unseen.sum(), scarcity, green_path,
-        green_need(m) if green_path else 0,
+        g[MOVING_CARD], cfg[C_PAYS] != 0, unseen, unseen.sum(), scarcity, green_path, need,
+        green_top(m) if 0 < need < NO_GREEN_PATH else 0,
     )  # fmt: skip
 
 
@@ -216,6 +218,17 @@ def green_need(m) -> int:
             under = min(below[c], below[c + 1]) if r > 1 else 0
             need[c] = min(NO_GREEN_PATH, under + cost)
     return need.min()
+
+
+@njit(cache=True)
+def green_top(m) -> int:
+    for r in range(ROWS, 0, -1):
+        green = False
+        for p in range(ROW_START[r], ROW_START[r] + ROW_SLOTS[r]):
+            green |= m[p] != EMPTY and COLOUR[m[p]] == 0
+        if not green:
+            return r
+    return 0
 
 
 @njit(cache=True)
@@ -324,6 +337,8 @@ def ranked_worths(md, hand, slots, n_slots: int):
             w = 0.0
         else:
             w = (1.0 - md.s[FIT_DISCOUNT] * min(card_cost(md, k, slots, n_slots), 4.0)) * reach_factor(md, k)
+            if md.green_top and COLOUR[k] == 0 and NUMBER[k] >= md.green_top:
+                w += md.s[GREEN_KEEP]
         j = i  # insertion sort on (worth, kind)
         while j > 0 and (worth[j - 1] > w or (worth[j - 1] == w and kind[j - 1] > k)):
             worth[j], kind[j] = worth[j - 1], kind[j - 1]

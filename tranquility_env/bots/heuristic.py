@@ -58,6 +58,7 @@ class HeuristicBot:
         bridge_lock: float = 0.3,
         green: float = 2.0,
         green_lost: float = 40.0,
+        green_keep: float = 1.0,
         reach: float | None = None,
         search_from: int | None = None,
         candidates: int = 6,
@@ -78,7 +79,7 @@ class HeuristicBot:
         self.open_bonus = open_bonus
         self.hand_decay = hand_decay
         self.bridge_lock = bridge_lock
-        self.green, self.green_lost = green, green_lost
+        self.green, self.green_lost, self.green_keep = green, green_lost, green_keep
         self.reach = reach
         self.search_from = search_from
         self.candidates = candidates

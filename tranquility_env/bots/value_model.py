@@ -58,6 +58,16 @@ def green_need(mountain: list[int]) -> int:
     return min(need)
 
 
+def green_top(mountain: list[int]) -> int:
+    """The highest row that holds no green card, 0 if every row holds one: a green path still
+    needs a green card there, numbered that or more (P1), and high green cards are few."""
+    for r in range(board.ROWS, 0, -1):
+        row = mountain[board.ROW_START[r] : board.ROW_START[r] + board.ROW_SLOTS[r]]
+        if not any(k != mrules.EMPTY and cards.COLOUR[k] == 0 for k in row):
+            return r
+    return 0
+
+
 class ValueModel:
     """``HeuristicBot``'s value model for one decision, on what the seat to act knows (from its
     view, or in a rollout straight from the sampled game).
@@ -114,6 +124,8 @@ class ValueModel:
         # Green Path (GP2): the green cards a path still needs, which a play may change.
         self.green_path = green_path
         self.green_need = green_need(self.mountain) if green_path else 0
+        # green cards numbered this or more are kept for the path's highest rows (0: none)
+        self.green_top = green_top(self.mountain) if 0 < self.green_need < NO_GREEN_PATH else 0
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any], legal: list[int], bot: Any) -> ValueModel:
@@ -226,6 +238,8 @@ class ValueModel:
                 worth = 0.0
             else:
                 worth = (1.0 - self.bot.fit_discount * min(self.card_cost(k, slots), 4.0)) * self.reach_factor(k)
+                if self.green_top and cards.COLOUR[k] == 0 and cards.NUMBER[k] >= self.green_top:
+                    worth += self.bot.green_keep
             out.append((worth, k))
         return out
 
