@@ -28,6 +28,7 @@ MODULES = [
     Config(players=3, goats=True, goats_needed=2, campfires_per_colour=3),
     Config(players=2, green_path=True, panoramas=3, campfire_move_pays=False),
     Config(players=3, green_path=True, campfires_per_colour=2),
+    Config(players=3, panoramas=3),
     Config(players=5),
 ]
 
@@ -55,6 +56,9 @@ def some_bot(rng: random.Random) -> HeuristicBot:
         green=rng.uniform(0, 12),
         green_lost=rng.uniform(0, 60),
         green_keep=rng.uniform(0, 3),
+        panorama=rng.uniform(0, 4),
+        panorama_done=rng.uniform(0, 8),
+        panorama_lost=rng.uniform(0, 6),
     )
 
 

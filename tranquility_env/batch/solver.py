@@ -60,10 +60,7 @@ from tranquility_env.batch.layout import (
     OBJECTIVE,
     ONGOING,
     OWED,
-    PANORAMA,
-    PANORAMA_LEN,
     PENDING,
-    POS_COL,
     POS_ROW,
     ROPE_SHUFFLE,
     ROW_SIZE,
@@ -133,7 +130,7 @@ def dead(g, cfg) -> bool:
         for k in range(N_ASCENT):
             by_number[NUMBER[k]] += supply[k]
         for i in range(cfg[C_PANORAMAS]):
-            if not g[ACHIEVED + i] and not objective_possible(g, g[OBJECTIVE + i], by_number):
+            if not g[ACHIEVED + i] and not value_model.objective_possible(g, g[OBJECTIVE + i], by_number):
                 return True
     return False
 
@@ -165,40 +162,6 @@ def herd_steps_needed(g, cfg, supply, row8_free: int) -> int:
         if short <= 0:
             return ROWS - r
     return 0
-
-
-@njit(cache=True)
-def objective_possible(g, seq: int, by_number) -> bool:
-    """Whether objective ``seq`` (PA2) can still be met: some row ``r`` (every number of it at
-    least ``r``, P1) has consecutive slots each empty, a bridge (an Ascent card may replace
-    it), or an Ascent card of the number wanted there, with the wanted numbers left in hands and
-    decks (``by_number``: their count by number). Campfires stay, and a card never comes back
-    down, so nothing else can be made to fit."""
-    n = PANORAMA_LEN[seq]
-    lowest = ROWS
-    for j in range(n):
-        lowest = min(lowest, PANORAMA[seq, j])
-    wanted = np.zeros(13, dtype=np.int64)
-    for r in range(1, lowest + 1):
-        start = ROW_START[r]
-        for first in range(ROW_SLOTS[r] - n + 1):
-            wanted[:] = 0
-            ok = True
-            for j in range(n):
-                card = g[MOUNTAIN + start + first + j]
-                if card < 0 or card == BRIDGE:  # empty, or a bridge an Ascent card may replace
-                    wanted[PANORAMA[seq, j]] += 1
-                elif not (card < N_ASCENT and NUMBER[card] == PANORAMA[seq, j]):
-                    ok = False
-                    break
-            if ok:
-                for number in range(1, 13):
-                    if wanted[number] > by_number[number]:
-                        ok = False
-                        break
-            if ok:
-                return True
-    return False
 
 
 @njit(cache=True)
@@ -260,42 +223,15 @@ def table_store(keys, values, key: np.uint64, budget: int) -> None:
 # ------------------------------------------------------------------------------ move order
 @njit(cache=True)
 def objective_step(g, cfg, card: int, p: int) -> float:
-    """How far ``card`` at ``p`` would carry an unmet objective (PA2): ``j + 1`` when the ``j``
-    Ascent cards left of ``p`` begin its sequence and ``card`` is its next number, with room in
-    the row for the rest (the longest such match; 1.5 for a start whose next number the same hand
-    holds); 0 when it carries none."""
-    r = POS_ROW[p]
-    start, col = ROW_START[r], POS_COL[p]
+    """How far ``card`` at ``p`` would carry an unmet objective (PA2), the most over them
+    (``value_model.objective_step``: ``j + 1`` for the ``j``-th card of a sequence, 1.5 for a
+    start the same hand can go on with); 0 when it carries none."""
+    hand = g[HAND + g[CURRENT] * N_KINDS : HAND + (g[CURRENT] + 1) * N_KINDS]
     best = 0.0
     for i in range(cfg[C_PANORAMAS]):
-        if g[ACHIEVED + i]:
-            continue
-        seq = g[OBJECTIVE + i]
-        n = PANORAMA_LEN[seq]
-        for j in range(min(n, col) - 1, -1, -1):
-            if NUMBER[card] != PANORAMA[seq, j] or col - j + n - 1 > ROW_SLOTS[r] or j + 1 <= best:
-                continue
-            ok = True
-            for q in range(j):
-                k = g[MOUNTAIN + start + col - 1 - j + q]
-                if not (0 <= k < N_ASCENT and NUMBER[k] == PANORAMA[seq, q]):
-                    ok = False
-                    break
-            if ok:
-                best = j + 1
-            if ok and j == 0 and held(g, PANORAMA[seq, 1], card):
-                best = 1.5  # a start the same hand can go on with
+        if not g[ACHIEVED + i]:
+            best = max(best, value_model.objective_step(g, hand, g[OBJECTIVE + i], card, p))
     return best
-
-
-@njit(cache=True)
-def held(g, number: int, playing: int) -> bool:
-    """Whether the seat to act holds a card numbered ``number`` besides the one it plays."""
-    hand = HAND + g[CURRENT] * N_KINDS
-    for k in range(N_ASCENT):
-        if NUMBER[k] == number and g[hand + k] > (1 if k == playing else 0):
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -357,7 +293,7 @@ def order(g, cfg, deck_counts, s, weights, weight_sums, floor: int, out) -> int:
         kind, x, y = DECODE[legal[i], 0], DECODE[legal[i], 1], DECODE[legal[i], 2]
         goal = objective_step(g, cfg, x, y) if kind == A.PLAY and cfg[C_PANORAMAS] else 0.0
         if goal > 1:
-            key = -goal  # an objective under way before the value model, which knows none
+            key = -goal  # an objective under way first, even before the value model's choice
         elif legal[i] == best:
             key = -1.0
         elif kind == A.PLAY:

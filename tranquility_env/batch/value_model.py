@@ -26,7 +26,9 @@ from numba import njit, prange
 
 from tranquility_env.batch import encode, rules
 from tranquility_env.batch.layout import (
+    ACHIEVED,
     C_GREEN,
+    C_PANORAMAS,
     C_PAYS,
     C_PLAYERS,
     COLOUR,
@@ -44,7 +46,11 @@ from tranquility_env.batch.layout import (
     MOVING_CARD,
     N_LEGAL,
     NUMBER,
+    OBJECTIVE,
     ONGOING,
+    PANORAMA,
+    PANORAMA_LEN,
+    POS_COL,
     POS_ROW,
     ROPE_SHUFFLE,
     ROW_SLOTS,
@@ -81,15 +87,20 @@ SETTINGS = (
     "green",
     "green_lost",
     "green_keep",
+    "panorama",
+    "panorama_done",
+    "panorama_lost",
 )
 LOOKAHEAD, PROGRESS, DRAW_COST, NO_FIT, BRIDGE_DEBT, SPARE_MARGIN, LATE_GAME = range(7)
 FIT_DISCOUNT, SUMMIT_FROM, STEEP, OPEN_BONUS, REACH, BRIDGE_LOCK, SCARCITY, GREEN, GREEN_LOST, GREEN_KEEP = range(7, 17)
+PANORAMA_GAIN, PANORAMA_DONE, PANORAMA_LOST = range(17, 20)
 NO_GREEN_PATH = 99  # ``ValueModel``'s
 
 Model = namedtuple(
     "Model",
     "s weights weight_sums m row_len slots n_slots filled reachable hand holdings seat summits moving pays "
-    "unseen unseen_total scarcity green_path green_need green_top",
+    "unseen unseen_total scarcity green_path green_need green_top "
+    "hand_counts by_number objectives objectives_lost",
 )
 
 
@@ -193,11 +204,107 @@ def model(g, cfg, deck_counts, s, weights, weight_sums):
     unseen = counts[:N_ASCENT].astype(np.float64)
     green_path = cfg[C_GREEN] != 0
     need = green_need(m) if green_path else 0
+    by_number = np.zeros(13, dtype=np.int64)
+    for k in range(N_ASCENT):
+        by_number[NUMBER[k]] += g[HAND + seat * N_KINDS + k] + counts[k]
+    objectives = np.empty(cfg[C_PANORAMAS], dtype=np.int64)
+    n_objectives, unmet = 0, 0
+    for i in range(cfg[C_PANORAMAS]):
+        if not g[ACHIEVED + i]:
+            unmet += 1
+            if objective_possible(m, g[OBJECTIVE + i], by_number):
+                objectives[n_objectives] = g[OBJECTIVE + i]
+                n_objectives += 1
     return Model(
         s, weights, weight_sums, m, row_len, slots, n_slots, filled, reachable, hand, holdings, seat, summits,
         g[MOVING_CARD], cfg[C_PAYS] != 0, unseen, unseen.sum(), scarcity, green_path, need,
         green_top(m) if 0 < need < NO_GREEN_PATH else 0,
+        g[HAND + seat * N_KINDS : HAND + (seat + 1) * N_KINDS].copy(), by_number, objectives[:n_objectives],
+        unmet > n_objectives,
     )  # fmt: skip
+
+
+@njit(cache=True)
+def objective_possible(m, seq: int, by_number) -> bool:
+    """``ValueModel``'s ``objective_possible`` for sequence ``seq`` (an index of ``PANORAMA``)."""
+    n = PANORAMA_LEN[seq]
+    lowest = ROWS
+    for j in range(n):
+        lowest = min(lowest, PANORAMA[seq, j])
+    wanted = np.zeros(13, dtype=np.int64)
+    for r in range(1, lowest + 1):
+        start = ROW_START[r]
+        for first in range(ROW_SLOTS[r] - n + 1):
+            wanted[:] = 0
+            ok = True
+            for j in range(n):
+                card = m[start + first + j]
+                if card in (EMPTY, BRIDGE):
+                    wanted[PANORAMA[seq, j]] += 1
+                elif not (card < N_ASCENT and NUMBER[card] == PANORAMA[seq, j]):
+                    ok = False
+                    break
+            if ok:
+                for number in range(1, 13):
+                    if wanted[number] > by_number[number]:
+                        ok = False
+                        break
+            if ok:
+                return True
+    return False
+
+
+@njit(cache=True)
+def objective_step(m, hand_counts, seq: int, card: int, p: int) -> float:
+    """``ValueModel``'s ``objective_step`` for sequence ``seq``; ``hand_counts`` the hand by kind."""
+    r, col = POS_ROW[p], POS_COL[p]
+    n = PANORAMA_LEN[seq]
+    lowest = 12
+    for j in range(n):
+        lowest = min(lowest, PANORAMA[seq, j])
+    if card >= N_ASCENT or lowest < r:
+        return 0.0
+    for j in range(min(n, col) - 1, -1, -1):
+        if NUMBER[card] != PANORAMA[seq, j] or col - j + n - 1 > ROW_SLOTS[r]:
+            continue
+        ok = True
+        for q in range(j):
+            k = m[p - j + q]
+            if not (0 <= k < N_ASCENT and NUMBER[k] == PANORAMA[seq, q]):
+                ok = False
+                break
+        if ok:
+            return 1.5 if j == 0 and holds(hand_counts, PANORAMA[seq, 1], card) else j + 1.0
+    return 0.0
+
+
+@njit(cache=True)
+def holds(hand_counts, number: int, playing: int) -> bool:
+    """Whether a hand (counts by kind) holds an Ascent card numbered ``number`` besides ``playing``."""
+    for k in range(N_ASCENT):
+        if NUMBER[k] == number and hand_counts[k] > (1 if k == playing else 0):
+            return True
+    return False
+
+
+@njit(cache=True)
+def panorama_gain(md, card: int, p: int) -> float:
+    gain, lost = 0.0, False
+    if len(md.objectives) == 0:
+        return gain
+    m = md.m.copy()
+    m[p] = card
+    by_number = md.by_number.copy()
+    if card < N_ASCENT:
+        by_number[NUMBER[card]] -= 1
+    for seq in md.objectives:
+        step = objective_step(md.m, md.hand_counts, seq, card, p)
+        if step:
+            done = md.s[PANORAMA_DONE] if step == PANORAMA_LEN[seq] else 0.0
+            gain = max(gain, md.s[PANORAMA_GAIN] * step + done)
+        if step < PANORAMA_LEN[seq] and not md.objectives_lost:
+            lost = lost or not objective_possible(m, seq, by_number)
+    return gain - md.s[PANORAMA_LOST] if lost else gain
 
 
 @njit(cache=True)
@@ -401,6 +508,7 @@ def value_of_play(md, card: int, p: int, scratch) -> float:
     progress += s[OPEN_BONUS] * (n_slots - md.n_slots)
     value = after(md, rest, penalty, scratch, n_slots, 1 + penalty) - progress
     value += green_cost(md, card, p)
+    value -= panorama_gain(md, card, p)
     return value + s[BRIDGE_LOCK] * bridge_lock(md, card, p) if s[BRIDGE_LOCK] else value
 
 

@@ -59,6 +59,9 @@ class HeuristicBot:
         green: float = 2.0,
         green_lost: float = 40.0,
         green_keep: float = 1.0,
+        panorama: float = 1.0,
+        panorama_done: float = 4.0,
+        panorama_lost: float = 2.0,
         reach: float | None = None,
         search_from: int | None = None,
         candidates: int = 6,
@@ -80,6 +83,7 @@ class HeuristicBot:
         self.hand_decay = hand_decay
         self.bridge_lock = bridge_lock
         self.green, self.green_lost, self.green_keep = green, green_lost, green_keep
+        self.panorama, self.panorama_done, self.panorama_lost = panorama, panorama_done, panorama_lost
         self.reach = reach
         self.search_from = search_from
         self.candidates = candidates

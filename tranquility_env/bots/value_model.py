@@ -68,6 +68,62 @@ def green_top(mountain: list[int]) -> int:
     return 0
 
 
+def unmet(panorama: Mapping[str, Any] | None) -> tuple[tuple[int, ...], ...]:
+    """The objectives of a view's ``panorama`` not yet achieved."""
+    if not panorama:
+        return ()
+    return tuple(tuple(s) for s, done in zip(panorama["objectives"], panorama["achieved"], strict=True) if not done)
+
+
+def objective_step(mountain: list[int], hand: list[int], seq: tuple[int, ...], card: int, p: int) -> float:
+    """How far ``card`` at ``p`` carries objective ``seq`` (PA2): ``j + 1`` when the ``j`` cards
+    left of ``p`` are Ascent cards numbered as its first ``j`` and ``card`` is numbered as the
+    next, with room in the row for the rest and every number of it allowed there (P1), the
+    longest such match; 1.5 for a start whose next number ``hand`` holds too; 0 for none."""
+    r, col = board.POS_ROW[p], board.POS_COL[p]
+    n = len(seq)
+    if card >= cards.N_ASCENT or min(seq) < r:
+        return 0.0
+    for j in range(min(n, col) - 1, -1, -1):
+        if cards.NUMBER[card] != seq[j] or col - j + n - 1 > board.ROW_SLOTS[r]:
+            continue
+        left = mountain[p - j : p]
+        if all(0 <= k < cards.N_ASCENT and cards.NUMBER[k] == v for k, v in zip(left, seq, strict=False)):
+            return 1.5 if j == 0 and _holds(hand, seq[1], card) else j + 1.0
+    return 0.0
+
+
+def objective_possible(mountain: list[int], seq: tuple[int, ...], by_number: list[int]) -> bool:
+    """Whether objective ``seq`` (PA2) can still be met: some row allowed to every number of it
+    (P1) has consecutive slots each empty, a bridge (an Ascent card may replace it) or an Ascent
+    card of the number wanted there, the wanted numbers among ``by_number`` (the cards still to
+    come, counted by number)."""
+    n = len(seq)
+    for r in range(1, min(min(seq), board.ROWS) + 1):
+        start = board.ROW_START[r]
+        for first in range(board.ROW_SLOTS[r] - n + 1):
+            wanted = [0] * 13
+            fits = True
+            for j in range(n):
+                k = mountain[start + first + j]
+                if k in (mrules.EMPTY, cards.BRIDGE):
+                    wanted[seq[j]] += 1
+                elif not (k < cards.N_ASCENT and cards.NUMBER[k] == seq[j]):
+                    fits = False
+                    break
+            if fits and all(w <= have for w, have in zip(wanted, by_number, strict=True)):
+                return True
+    return False
+
+
+def _holds(hand: list[int], number: int, playing: int) -> bool:
+    """Whether ``hand`` holds an Ascent card numbered ``number`` besides the one it plays."""
+    rest = list(hand)
+    if playing in rest:
+        rest.remove(playing)
+    return any(k < cards.N_ASCENT and cards.NUMBER[k] == number for k in rest)
+
+
 class ValueModel:
     """``HeuristicBot``'s value model for one decision, on what the seat to act knows (from its
     view, or in a rollout straight from the sampled game).
@@ -94,10 +150,13 @@ class ValueModel:
         move_pays: bool = True,
         unseen: np.ndarray | None = None,
         green_path: bool = False,
+        objectives: tuple[tuple[int, ...], ...] = (),
     ) -> None:
         """What the seat knows, as kind ids: ``holdings`` are each seat's hand and deck sizes
         (public), ``moving_card`` the card a campfire displaced (``EMPTY`` if none), ``unseen``
-        the counts per kind of the cards this seat has not seen (``views.unseen_counts``)."""
+        the counts per kind of the cards this seat has not seen (``views.unseen_counts``);
+        ``green_path`` whether the module is on, ``objectives`` the Panorama objectives not yet
+        achieved."""
         self.bot, self.legal, self.mountain, self.hand = bot, legal, mountain, hand
         self.holdings, self.seat, self.moving_card, self.move_pays = holdings, seat, moving_card, move_pays
         self.row_len = mrules.row_lengths(self.mountain)
@@ -124,6 +183,15 @@ class ValueModel:
         # Green Path (GP2): the green cards a path still needs, which a play may change.
         self.green_path = green_path
         self.green_need = green_need(self.mountain) if green_path else 0
+        # Panorama objectives (PA3): those not achieved that some row may still hold, and the
+        # cards by number that may still come (this hand and the unseen ones) to fill them;
+        # once one is out of reach the game is lost, and no play is charged for losing another.
+        self.by_number = [0] * 13
+        for k, n in [*((k, 1) for k in hand), *enumerate(self.unseen)]:
+            if k < cards.N_ASCENT:
+                self.by_number[cards.NUMBER[k]] += int(n)
+        self.objectives = tuple(s for s in objectives if objective_possible(self.mountain, s, self.by_number))
+        self.objectives_lost = len(objectives) > len(self.objectives)
         # green cards numbered this or more are kept for the path's highest rows (0: none)
         self.green_top = green_top(self.mountain) if 0 < self.green_need < NO_GREEN_PATH else 0
 
@@ -150,6 +218,7 @@ class ValueModel:
             move_pays=view["config"]["campfire_move_pays"],
             unseen=unseen_counts(view),
             green_path=view["config"]["green_path"],
+            objectives=unmet(view["panorama"]),
         )
 
     @classmethod
@@ -170,6 +239,7 @@ class ValueModel:
             move_pays=game.config.campfire_move_pays,
             unseen=unseen_in_game(game, seat),
             green_path=game.config.green_path,
+            objectives=tuple(s for s, done in zip(game.objectives, game.achieved, strict=True) if not done),
         )
 
     # --- the value model
@@ -282,7 +352,28 @@ class ValueModel:
         progress += self.open_bonus * (len(slots) - len(self.slots))  # rows growing evenly keep slots open
         value = self.after(rest, penalty, slots, 1 + penalty) - progress
         value += self.green_cost(card, p)
+        value -= self.panorama_gain(card, p)
         return value + bot.bridge_lock * self.bridge_lock(card, p) if bot.bridge_lock else value
+
+    def panorama_gain(self, card: int, p: int) -> float:
+        """With Panorama objectives: ``panorama`` x how far ``card`` at ``p`` carries an objective
+        not yet achieved (PA2), plus ``panorama_done`` when it achieves one, less
+        ``panorama_lost`` when it leaves one that no row can hold any more; 0 without."""
+        gain, lost = 0.0, False
+        if not self.objectives:
+            return gain
+        mountain = list(self.mountain)
+        mountain[p] = card
+        by_number = list(self.by_number)
+        if card < cards.N_ASCENT:
+            by_number[cards.NUMBER[card]] -= 1
+        for seq in self.objectives:
+            step = objective_step(self.mountain, self.hand, seq, card, p)
+            if step:
+                gain = max(gain, self.bot.panorama * step + (self.bot.panorama_done if step == len(seq) else 0.0))
+            if step < len(seq) and not self.objectives_lost:
+                lost = lost or not objective_possible(mountain, seq, by_number)
+        return gain - self.bot.panorama_lost if lost else gain
 
     def green_cost(self, card: int, p: int) -> float:
         """With Green Path: ``green`` x the change in the green cards a path still needs once
