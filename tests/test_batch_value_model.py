@@ -29,6 +29,7 @@ MODULES = [
     Config(players=2, green_path=True, panoramas=3, campfire_move_pays=False),
     Config(players=3, green_path=True, campfires_per_colour=2),
     Config(players=3, panoramas=3),
+    Config(players=3, goats=True),
     Config(players=5),
 ]
 
@@ -59,6 +60,10 @@ def some_bot(rng: random.Random) -> HeuristicBot:
         panorama=rng.uniform(0, 4),
         panorama_done=rng.uniform(0, 8),
         panorama_lost=rng.uniform(0, 6),
+        goat_keep=rng.uniform(0, 3),
+        goat_high=rng.uniform(0, 1),
+        goat_herd=rng.uniform(0, 4),
+        goat_reserve=rng.randint(0, 4),
     )
 
 
@@ -165,7 +170,7 @@ def test_search_scores_are_those_of_python_rollouts(config: Config, monkeypatch:
                 world.apply_action(candidate)
                 bot.finish(world)
                 assert batch.game(c * 6 + j).to_dict() == world.to_dict()
-                total += world.cards_on_mountain() + search_module.WIN_SCORE * (world.status == "won")
+                total += search_module.score(world)
             assert scores[candidate] == total / 6
         assert move == max(scores, key=scores.__getitem__)
 

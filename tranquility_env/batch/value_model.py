@@ -38,8 +38,10 @@ from tranquility_env.batch.layout import (
     DISCARD,
     DISCARD_ID,
     DISCARD_LEN,
+    GOATS,
     HAND,
     HAND_LEN,
+    HAS_GOAT,
     LEGAL,
     MAX_PILE,
     MOUNTAIN,
@@ -90,17 +92,21 @@ SETTINGS = (
     "panorama",
     "panorama_done",
     "panorama_lost",
+    "goat_keep",
+    "goat_high",
+    "goat_herd",
+    "goat_reserve",
 )
 LOOKAHEAD, PROGRESS, DRAW_COST, NO_FIT, BRIDGE_DEBT, SPARE_MARGIN, LATE_GAME = range(7)
 FIT_DISCOUNT, SUMMIT_FROM, STEEP, OPEN_BONUS, REACH, BRIDGE_LOCK, SCARCITY, GREEN, GREEN_LOST, GREEN_KEEP = range(7, 17)
-PANORAMA_GAIN, PANORAMA_DONE, PANORAMA_LOST = range(17, 20)
+PANORAMA_GAIN, PANORAMA_DONE, PANORAMA_LOST, GOAT_KEEP, GOAT_HIGH, GOAT_HERD, GOAT_RESERVE = range(17, 24)
 NO_GREEN_PATH = 99  # ``ValueModel``'s
 
 Model = namedtuple(
     "Model",
     "s weights weight_sums m row_len slots n_slots filled reachable hand holdings seat summits moving pays "
     "unseen unseen_total scarcity green_path green_need green_top "
-    "hand_counts by_number objectives objectives_lost",
+    "hand_counts by_number objectives objectives_lost goats",
 )
 
 
@@ -220,7 +226,7 @@ def model(g, cfg, deck_counts, s, weights, weight_sums):
         g[MOVING_CARD], cfg[C_PAYS] != 0, unseen, unseen.sum(), scarcity, green_path, need,
         green_top(m) if 0 < need < NO_GREEN_PATH else 0,
         g[HAND + seat * N_KINDS : HAND + (seat + 1) * N_KINDS].copy(), by_number, objectives[:n_objectives],
-        unmet > n_objectives,
+        unmet > n_objectives, g[GOATS : GOATS + N_POS].copy(),
     )  # fmt: skip
 
 
@@ -446,6 +452,8 @@ def ranked_worths(md, hand, slots, n_slots: int):
             w = (1.0 - md.s[FIT_DISCOUNT] * min(card_cost(md, k, slots, n_slots), 4.0)) * reach_factor(md, k)
             if md.green_top and COLOUR[k] == 0 and NUMBER[k] >= md.green_top:
                 w += md.s[GREEN_KEEP]
+            if HAS_GOAT[k]:
+                w += md.s[GOAT_KEEP]
         j = i  # insertion sort on (worth, kind)
         while j > 0 and (worth[j - 1] > w or (worth[j - 1] == w and kind[j - 1] > k)):
             worth[j], kind[j] = worth[j - 1], kind[j - 1]
@@ -509,6 +517,8 @@ def value_of_play(md, card: int, p: int, scratch) -> float:
     value = after(md, rest, penalty, scratch, n_slots, 1 + penalty) - progress
     value += green_cost(md, card, p)
     value -= panorama_gain(md, card, p)
+    if HAS_GOAT[card]:
+        value -= s[GOAT_HIGH] * POS_ROW[p]
     return value + s[BRIDGE_LOCK] * bridge_lock(md, card, p) if s[BRIDGE_LOCK] else value
 
 
@@ -548,8 +558,15 @@ def sub_decision(md, legal) -> int:
             if best < 0 or cost < best_cost:
                 best, best_cost = a, cost
         return best
-    if first == A.STEP or first == A.STOP:
-        return legal[0]  # the steps' ids come before STOP's
+    if first == A.STEP or first == A.STOP:  # the steps' ids come before STOP's
+        stop = legal[-1] if DECODE[legal[-1], 0] == A.STOP else -1
+        if first == A.STOP or (stop >= 0 and len(md.hand) <= md.s[GOAT_RESERVE]):
+            return stop
+        best = legal[0]  # the step onto the most goats, ties to the lower id
+        for a in legal:
+            if DECODE[a, 0] == A.STEP and md.goats[DECODE[a, 2]] > md.goats[DECODE[best, 2]]:
+                best = a
+        return best
     return -1
 
 
@@ -614,7 +631,7 @@ def choose_in(md, legal) -> int:
         cost = after(md, md.hand, 2, md.slots, md.n_slots, 2)
         best, best_cost, options = pick(best, best_cost, options, pair, cost)
     if herd >= 0:
-        cost = 0.5 + after(md, md.hand, 1, md.slots, md.n_slots, 1)
+        cost = 0.5 + after(md, md.hand, 1, md.slots, md.n_slots, 1) - s[GOAT_HERD] * md.goats[DECODE[herd, 2]]
         best, best_cost, options = pick(best, best_cost, options, herd, cost)
     return best
 

@@ -62,6 +62,10 @@ class HeuristicBot:
         panorama: float = 1.0,
         panorama_done: float = 4.0,
         panorama_lost: float = 2.0,
+        goat_keep: float = 1.0,
+        goat_high: float = 0.3,
+        goat_herd: float = 1.5,
+        goat_reserve: int = 2,
         reach: float | None = None,
         search_from: int | None = None,
         candidates: int = 6,
@@ -84,6 +88,8 @@ class HeuristicBot:
         self.bridge_lock = bridge_lock
         self.green, self.green_lost, self.green_keep = green, green_lost, green_keep
         self.panorama, self.panorama_done, self.panorama_lost = panorama, panorama_done, panorama_lost
+        self.goat_keep, self.goat_high = goat_keep, goat_high
+        self.goat_herd, self.goat_reserve = goat_herd, goat_reserve
         self.reach = reach
         self.search_from = search_from
         self.candidates = candidates

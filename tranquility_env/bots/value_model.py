@@ -151,12 +151,13 @@ class ValueModel:
         unseen: np.ndarray | None = None,
         green_path: bool = False,
         objectives: tuple[tuple[int, ...], ...] = (),
+        goats: list[int] | None = None,
     ) -> None:
         """What the seat knows, as kind ids: ``holdings`` are each seat's hand and deck sizes
         (public), ``moving_card`` the card a campfire displaced (``EMPTY`` if none), ``unseen``
         the counts per kind of the cards this seat has not seen (``views.unseen_counts``);
         ``green_path`` whether the module is on, ``objectives`` the Panorama objectives not yet
-        achieved."""
+        achieved, ``goats`` the goats on each position (Mountain Goats)."""
         self.bot, self.legal, self.mountain, self.hand = bot, legal, mountain, hand
         self.holdings, self.seat, self.moving_card, self.move_pays = holdings, seat, moving_card, move_pays
         self.row_len = mrules.row_lengths(self.mountain)
@@ -182,6 +183,7 @@ class ValueModel:
         self.unseen_total = self.unseen.sum()
         # Green Path (GP2): the green cards a path still needs, which a play may change.
         self.green_path = green_path
+        self.goats = goats or [0] * board.N_POS
         self.green_need = green_need(self.mountain) if green_path else 0
         # Panorama objectives (PA3): those not achieved that some row may still hold, and the
         # cards by number that may still come (this hand and the unseen ones) to fill them;
@@ -219,6 +221,7 @@ class ValueModel:
             unseen=unseen_counts(view),
             green_path=view["config"]["green_path"],
             objectives=unmet(view["panorama"]),
+            goats=[view.get("goats", {}).get(board.POS_NAME[p], 0) for p in range(board.N_POS)],
         )
 
     @classmethod
@@ -240,6 +243,7 @@ class ValueModel:
             unseen=unseen_in_game(game, seat),
             green_path=game.config.green_path,
             objectives=tuple(s for s, done in zip(game.objectives, game.achieved, strict=True) if not done),
+            goats=game.goats,
         )
 
     # --- the value model
@@ -310,6 +314,8 @@ class ValueModel:
                 worth = (1.0 - self.bot.fit_discount * min(self.card_cost(k, slots), 4.0)) * self.reach_factor(k)
                 if self.green_top and cards.COLOUR[k] == 0 and cards.NUMBER[k] >= self.green_top:
                     worth += self.bot.green_keep
+                if cards.HAS_GOAT[k]:  # a goat card (Mountain Goats) brings a goat from a hand only (GO1)
+                    worth += self.bot.goat_keep
             out.append((worth, k))
         return out
 
@@ -353,6 +359,8 @@ class ValueModel:
         value = self.after(rest, penalty, slots, 1 + penalty) - progress
         value += self.green_cost(card, p)
         value -= self.panorama_gain(card, p)
+        if cards.HAS_GOAT[card]:  # a goat on the mountain, the higher the fewer herd steps to row 8
+            value -= self.bot.goat_high * board.POS_ROW[p]
         return value + bot.bridge_lock * self.bridge_lock(card, p) if bot.bridge_lock else value
 
     def panorama_gain(self, card: int, p: int) -> float:
@@ -424,8 +432,10 @@ class ValueModel:
             if actions.MOVE in by_kind:
                 card = self.moving_card
                 return [min(by_kind[actions.MOVE], key=lambda a: (self.move_value(card, actions.DECODE[a][2]), a))]
-            steps = by_kind.get(actions.STEP, [])
-            return [steps[0] if steps else by_kind[actions.STOP][0]]
+            steps, stop = by_kind.get(actions.STEP, []), by_kind.get(actions.STOP, [])
+            if not steps or (stop and len(self.hand) <= self.bot.goat_reserve):
+                return stop
+            return [max(steps, key=lambda a: (self.goats[actions.DECODE[a][2]], -a))]  # gather goats
         if actions.PLAY_SUMMIT in by_kind:
             return by_kind[actions.PLAY_SUMMIT]
         return [a for _, a in sorted(self.options(by_kind))]
@@ -466,7 +476,8 @@ class ValueModel:
             out.append((self.after(self.hand, 2, self.slots, 2), a))
         if actions.HERD in by_kind:
             a = max(by_kind[actions.HERD], key=lambda a: board.POS_ROW[actions.DECODE[a][2]])
-            out.append((0.5 + self.after(self.hand, 1, self.slots, 1), a))
+            herd = self.bot.goat_herd * self.goats[actions.DECODE[a][2]]
+            out.append((0.5 + self.after(self.hand, 1, self.slots, 1) - herd, a))
         if not out:
             out = [(0.0, a) for a in self.legal]
         return out
