@@ -9,6 +9,7 @@ import pytest
 from tranquility_env import Game
 from tranquility_env.arena import bot_action, play_until
 from tranquility_env.bots import HeuristicBot, RandomBot, ValueModel
+from tranquility_env.bots.value_model import NO_GREEN_PATH, green_need, objective_possible, objective_step
 from tranquility_env.rules import board, cards
 from tranquility_env.rules.mountain import EMPTY
 from tranquility_env.views import sample_game, seat_view, unseen_cards, unseen_in_game
@@ -144,3 +145,77 @@ def test_heuristic_weights_by_player_count() -> None:
     # steep is what a fourth card paid costs beyond the worth of the cards given up
     flat, steep = (turn(HeuristicBot(rollouts=0, steep=w), [30]) for w in (0.0, 2.0))
     assert steep.after(hand, 4, steep.slots, 0) - flat.after(hand, 4, flat.slots, 0) == pytest.approx(2 * 2.0)
+
+
+def _mountain(rows: dict[int, list[str]], goats: bool = False) -> list[int]:
+    """A mountain with the given rows filled from their first slot (others empty)."""
+    mountain = [EMPTY] * board.N_POS
+    for r, names in rows.items():
+        for c, name in enumerate(names):
+            mountain[board.ROW_START[r] + c] = cards.parse_card(name, goats)
+    return mountain
+
+
+def test_heuristic_green_path_counts_the_green_cards_still_needed() -> None:
+    """GP1: a chain from row 1 to row 8 whose slots each hold a green card or may get one; the
+    value model charges a play that leaves more to fill and much more one that leaves none."""
+    empty = _mountain({})
+    assert green_need(empty) == board.ROWS
+    # row 1 green at c1 and c3; row 2 starts B, G: the chain (1,3) -> (2,2) needs rows 3-8 only
+    mountain = _mountain({1: ["G3", "R4", "G5", "B6"], 2: ["B2", "G7"]})
+    assert green_need(mountain) == board.ROWS - 2
+    # every slot of row 2 non-green: no chain left
+    assert green_need(_mountain({1: ["G3"] * 9, 2: ["B2", "R3"] * 4})) == NO_GREEN_PATH
+    hand = [cards.parse_card(name, goats=False) for name in ("G9", "B9", "R9")]
+    bot = HeuristicBot(rollouts=0)
+    turn = ValueModel(bot, [], mountain, hand, [20, 20, 20], green_path=True)
+    row3 = board.ROW_START[3]  # (3, 1) and (3, 2) both rest on the green (2, 2)
+    green, blue = (turn.green_cost(cards.parse_card(n, goats=False), row3) for n in ("G9", "B9"))
+    assert green == -bot.green and blue == 0.0  # another chain (2,2) -> (3,2) stays
+    assert ValueModel(bot, [], mountain, hand, [20, 20, 20]).green_cost(hand[0], row3) == 0.0  # module off
+    last = _mountain({1: ["G3"] * 9, 2: ["G3"] + ["B2"] * 7})  # only (2,1) green in row 2
+    turn = ValueModel(bot, [], last, hand, [20, 20, 20], green_path=True)
+    assert turn.green_cost(hand[1], board.ROW_START[3]) == bot.green_lost  # (3,1) is the only way up
+
+
+def test_heuristic_panorama_objectives_reward_carrying_a_sequence() -> None:
+    """PA2: a card that continues an unmet objective's sequence in its row gains ``panorama`` per
+    step, ``panorama_done`` more when it completes it; a start counts 1.5 when the hand can go on."""
+    seq = (12, 11, 10)
+    mountain = _mountain({1: ["G12", "B11"]})
+    ten, nine = (cards.parse_card(n, goats=False) for n in ("R10", "R9"))
+    at = board.ROW_START[1] + 2
+    assert objective_step(mountain, [ten], seq, ten, at) == 3.0
+    assert objective_step(mountain, [nine], seq, nine, at) == 0.0
+    assert objective_step(_mountain({}), [ten], seq, cards.parse_card("G12", goats=False), 0) == 1.0
+    twelve, eleven = (cards.parse_card(n, goats=False) for n in ("G12", "B11"))
+    assert objective_step(_mountain({}), [twelve, eleven], seq, twelve, 0) == 1.5
+    assert objective_step(_mountain({}), [ten], (1, 2, 3), cards.parse_card("G1", goats=False), board.ROW_START[2]) == 0
+    bot = HeuristicBot(rollouts=0)
+    turn = ValueModel(bot, [], mountain, [ten, nine], [20, 20, 20], objectives=(seq,))
+    assert turn.panorama_gain(ten, at) == 3 * bot.panorama + bot.panorama_done
+    # 1-2-3 fits row 1 only (P1): filling its last slots with other numbers loses it
+    assert objective_possible(_mountain({1: ["G5"] * 6}), (1, 2, 3), [4] * 13)
+    assert not objective_possible(_mountain({1: ["G5"] * 7}), (1, 2, 3), [4] * 13)
+    assert not objective_possible(_mountain({}), (1, 2, 3), [4, 4, 4, 0] + [4] * 9)  # no 3 left to come
+
+
+def test_heuristic_mountain_goats_keeps_goat_cards_and_gathers_herds() -> None:
+    """GO1: a goat card brings a goat from a hand only, so it is worth more than its plain twin
+    and placed as high as it may go; a herd steps onto the card with the most goats."""
+    bot = HeuristicBot(rollouts=0)
+    goat, plain = cards.parse_card("G10*", goats=True), cards.parse_card("G10", goats=True)
+    turn = ValueModel(bot, [], _mountain({}), [goat, plain], [20, 20, 20])
+    worth = dict((k, w) for w, k in turn.worths([goat, plain], turn.slots))
+    assert worth[goat] - worth[plain] == pytest.approx(bot.goat_keep)
+    mountain = _mountain({1: ["B9"] * 9, 2: ["R9"] * 8, 3: ["B10"] * 6})  # G10 pays nothing there
+    turn = ValueModel(bot, [], mountain, [goat, plain], [20, 20, 20])
+    at3 = board.ROW_START[3] + 6  # the next slot of row 3
+    gain = turn.value_of_play(plain, at3) - turn.value_of_play(goat, at3)
+    assert gain == pytest.approx(bot.goat_high * 3)
+
+
+def test_heuristic_searches_early_with_panorama_objectives() -> None:
+    bot = HeuristicBot()
+    assert not bot.searches(12, 3) and bot.searches(12, 3, panoramas=3) and not bot.searches(9, 3, panoramas=3)
+    assert not HeuristicBot(rollouts=0).searches(40, 3, panoramas=3)

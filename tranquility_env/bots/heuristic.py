@@ -68,6 +68,7 @@ class HeuristicBot:
         goat_reserve: int = 2,
         reach: float | None = None,
         search_from: int | None = None,
+        objective_search_from: int = 10,
         candidates: int = 6,
         rollouts: int | None = None,
         seed: int | None = None,
@@ -92,6 +93,7 @@ class HeuristicBot:
         self.goat_herd, self.goat_reserve = goat_herd, goat_reserve
         self.reach = reach
         self.search_from = search_from
+        self.objective_search_from = objective_search_from
         self.candidates = candidates
         self.rollouts = rollouts
         # Each search samples from a generator seeded by (seed, turn, seat): a bot's choices depend
@@ -106,14 +108,16 @@ class HeuristicBot:
             return legal[0]
         turn = ValueModel.from_view(view, legal, self)
         ranked = turn.ranked()
-        if self.searches(turn.filled, len(view["players"])) and len(ranked) > 1:
+        if self.searches(turn.filled, len(view["players"]), view["config"]["panoramas"]) and len(ranked) > 1:
             return self.search(view, ranked[: self.candidates])
         return ranked[0]
 
-    def searches(self, filled: int, players: int) -> bool:
+    def searches(self, filled: int, players: int, panoramas: int = 0) -> bool:
         """Whether this bot searches once ``filled`` slots of the mountain are filled (bridges
-        count): its search is on and ``search_from`` is reached."""
-        return bool(self.setting("rollouts", players)) and filled >= self.setting("search_from", players)
+        count): its search is on and ``search_from`` is reached, or with Panorama objectives
+        (``panoramas`` of them) ``objective_search_from``: their rows are made early."""
+        start = self.objective_search_from if panoramas else self.setting("search_from", players)
+        return bool(self.setting("rollouts", players)) and filled >= start
 
     def setting(self, name: str, players: int) -> float:
         """The value of a player-count dependent setting (``search_from``, ``rollouts``,

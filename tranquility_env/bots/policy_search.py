@@ -67,7 +67,7 @@ class PolicyWithSearchBot:
     def end_game(self, view: Mapping[str, Any]) -> bool:
         """Whether this seat's position is in the end game, where ``heuristic`` would search."""
         filled = sum(board.parse_pos(pos) < board.N_SLOTS for pos in view["mountain"])
-        return self.heuristic.searches(filled, len(view["players"]))
+        return self.heuristic.searches(filled, len(view["players"]), view["config"]["panoramas"])
 
     def searching(self, view: Mapping[str, Any]) -> bool:
         """Whether the search, not the policy alone, decides in this seat's position."""

@@ -12,25 +12,28 @@ import numpy as np
 
 from tranquility_env.batch import GameBatch, rules
 from tranquility_env.batch.engine import write_cards
-from tranquility_env.batch.layout import GOATS, WON
+from tranquility_env.batch.layout import ACHIEVED, GOATS, WON
 from tranquility_env.rules import board
 from tranquility_env.rules.game import Game
 from tranquility_env.rules.status import WON as WON_NAME
 from tranquility_env.views import sample_game, sample_hidden, unseen_pool
 
-__all__ = ["GOAT_SCORE", "WIN_SCORE", "best_by_rollouts", "rollout_scores", "sampled_deals", "score"]
+__all__ = ["GOAT_SCORE", "OBJECTIVE_SCORE", "WIN_SCORE", "best_by_rollouts", "rollout_scores", "sampled_deals", "score"]
 
 WIN_SCORE = 10  # in a rollout, a win counts as ten more cards on the mountain
 GOAT_SCORE = 1  # with Mountain Goats, so does each goat on row 8 up to the goal (GO4)
+OBJECTIVE_SCORE = 3  # with Panorama objectives, each objective achieved counts as three (PA3)
 _ROW8 = slice(board.ROW_START[board.ROWS], board.ROW_START[board.ROWS] + board.ROW_SLOTS[board.ROWS])
 
 
 def score(game: Game) -> int:
-    """A finished rollout's score: the cards on the mountain, ``WIN_SCORE`` more if won, and with
-    Mountain Goats ``GOAT_SCORE`` for each goat on row 8 up to the goal: a lost game that brought
-    more goats up came nearer to a win."""
+    """A finished rollout's score: the cards on the mountain, ``WIN_SCORE`` more if won, with
+    Panorama objectives ``OBJECTIVE_SCORE`` for each one achieved, and with Mountain Goats
+    ``GOAT_SCORE`` for each goat on row 8 up to the goal: a lost game that came nearer to a
+    module's goal came nearer to a win."""
     goats = min(sum(game.goats[_ROW8]), game.config.goats_needed) if game.config.goats else 0
-    return game.cards_on_mountain() + WIN_SCORE * (game.status == WON_NAME) + GOAT_SCORE * goats
+    won = WIN_SCORE * (game.status == WON_NAME)
+    return game.cards_on_mountain() + won + OBJECTIVE_SCORE * sum(game.achieved) + GOAT_SCORE * goats
 
 
 def sampled_deals(view: Mapping[str, Any], deals: int, seed: int, copies: int = 1) -> GameBatch:
@@ -65,6 +68,8 @@ def rollout_scores(
     batch.step(np.repeat(np.array(candidates, dtype=np.int64), rollouts))
     play_out(batch)
     scores = batch.cards_on_mountain() + WIN_SCORE * (batch.status == WON)
+    if batch.config.panoramas:
+        scores += OBJECTIVE_SCORE * batch.rows[:, ACHIEVED : ACHIEVED + batch.config.panoramas].sum(axis=1)
     if batch.config.goats:
         on_top = batch.rows[:, GOATS + _ROW8.start : GOATS + _ROW8.stop].sum(axis=1)
         scores += GOAT_SCORE * np.minimum(on_top, batch.config.goats_needed)
