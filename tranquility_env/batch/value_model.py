@@ -63,7 +63,19 @@ from tranquility_env.rules import actions as A
 from tranquility_env.rules.board import N_POS, N_SLOTS, ROWS
 from tranquility_env.rules.cards import BRIDGE, CAMP, N_ASCENT, N_KINDS, ROPE, SUMMIT
 
-__all__ = ["choices", "choose", "choose_in", "exact", "filled", "model", "play_out", "ranked_worths", "settings"]
+__all__ = [
+    "choices",
+    "choose",
+    "choose_in",
+    "exact",
+    "filled",
+    "model",
+    "objective_possible",
+    "objective_step",
+    "play_out",
+    "ranked_worths",
+    "settings",
+]
 
 assert MOUNTAIN == 0  # the mountain leads a row, so ``rules``' mountain scans take a bare mountain too
 EMPTY = -1

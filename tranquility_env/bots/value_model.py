@@ -19,7 +19,7 @@ from tranquility_env.rules import mountain as mrules
 from tranquility_env.rules.game import Game
 from tranquility_env.views import unseen_counts, unseen_in_game
 
-__all__ = ["ValueModel"]
+__all__ = ["NO_GREEN_PATH", "ValueModel", "green_need", "objective_possible", "objective_step"]
 
 _SUB_DECISIONS = {actions.PAY, actions.MOVE, actions.STEP, actions.STOP}
 
