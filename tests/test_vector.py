@@ -157,17 +157,20 @@ def test_policy_bot_seats_decide_in_one_batched_pass(tmp_path) -> None:
     assert max(calls) > 1  # several games in one call
 
 
-def test_heuristic_seats_decide_in_compiled_code_until_they_search(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("table", [{}, {"panoramas": 3}])  # with objectives the search starts earlier
+def test_heuristic_seats_decide_in_compiled_code_until_they_search(
+    table: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``HeuristicBot`` seats: the compiled value model where the bot does not search, its own
     search game by game where it does; the envs equal ``TeamEnv`` copies throughout."""
     from tranquility_env.batch import value_model
     from tranquility_env.bots import HeuristicBot
 
-    bot = HeuristicBot(seed=3, rollouts=2, search_from=28)
+    bot = HeuristicBot(seed=3, rollouts=2, search_from=28, objective_search_from=20)
     compiled = []
     choices = value_model.choices
     monkeypatch.setattr(value_model, "choices", lambda b, h, g: compiled.append(len(g)) or choices(b, h, g))
-    n, kwargs = 3, {"players": 3, "teammates": {1: bot, 2: bot}}
+    n, kwargs = 3, {"players": 3, **table, "teammates": {1: bot, 2: bot}}
     vec = gymnasium.make_vec(TEAM_ID, num_envs=n, **kwargs)
     ref = SyncVectorEnv([lambda: TeamEnv(**kwargs) for _ in range(n)], autoreset_mode=AutoresetMode.SAME_STEP)
     searched = []

@@ -168,7 +168,9 @@ class TeamBatch:
                 if isinstance(bot, HeuristicBot) and isinstance(self.batch, GameBatch) and value_model.exact(bot):
                     # its value model in compiled code, where it does not search
                     filled = value_model.filled(self.batch)[games]
-                    searching = np.array([bot.searches(n, self.config.players) for n in filled], dtype=np.bool_)
+                    searching = np.array(
+                        [bot.searches(n, self.config.players, self.config.panoramas) for n in filled], dtype=np.bool_
+                    )
                     ids[games[~searching]] = value_model.choices(self.batch, bot, games[~searching])
                     games = games[searching]
                 for i in games:
