@@ -224,8 +224,8 @@ def table_store(keys, values, key: np.uint64, budget: int) -> None:
 @njit(cache=True)
 def objective_step(g, cfg, card: int, p: int) -> float:
     """How far ``card`` at ``p`` would carry an unmet objective (PA2), the most over them
-    (``value_model.objective_step``: ``j + 1`` for the ``j``-th card of a sequence, 1.5 for a
-    start the same hand can go on with); 0 when it carries none."""
+    (``value_model.objective_step``: ``j + 1`` for a card that follows the first ``j`` of a
+    sequence, 1.5 for a start the same hand can go on with); 0 when it carries none."""
     hand = g[HAND + g[CURRENT] * N_KINDS : HAND + (g[CURRENT] + 1) * N_KINDS]
     best = 0.0
     for i in range(cfg[C_PANORAMAS]):

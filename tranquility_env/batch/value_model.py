@@ -222,8 +222,8 @@ def model(g, cfg, deck_counts, s, weights, weight_sums):
     unseen = counts[:N_ASCENT].astype(np.float64)
     green_path = cfg[C_GREEN] != 0
     need = green_need(m) if green_path else 0
-    by_number = np.zeros(13, dtype=np.int64)
-    for k in range(N_ASCENT):
+    by_number = np.zeros(13, dtype=np.int64)  # read only with objectives
+    for k in range(N_ASCENT if cfg[C_PANORAMAS] else 0):
         by_number[NUMBER[k]] += g[HAND + seat * N_KINDS + k] + counts[k]
     objectives = np.empty(cfg[C_PANORAMAS], dtype=np.int64)
     n_objectives, unmet = 0, 0
@@ -243,14 +243,20 @@ def model(g, cfg, deck_counts, s, weights, weight_sums):
 
 
 @njit(cache=True)
+def lowest(seq: int) -> int:
+    """The lowest number of sequence ``seq`` (an index of ``PANORAMA``): it stands in rows up to that (P1)."""
+    out = 12
+    for j in range(PANORAMA_LEN[seq]):
+        out = min(out, PANORAMA[seq, j])
+    return out
+
+
+@njit(cache=True)
 def objective_possible(m, seq: int, by_number) -> bool:
     """``ValueModel``'s ``objective_possible`` for sequence ``seq`` (an index of ``PANORAMA``)."""
     n = PANORAMA_LEN[seq]
-    lowest = ROWS
-    for j in range(n):
-        lowest = min(lowest, PANORAMA[seq, j])
     wanted = np.zeros(13, dtype=np.int64)
-    for r in range(1, lowest + 1):
+    for r in range(1, min(lowest(seq), ROWS) + 1):
         start = ROW_START[r]
         for first in range(ROW_SLOTS[r] - n + 1):
             wanted[:] = 0
@@ -277,10 +283,7 @@ def objective_step(m, hand_counts, seq: int, card: int, p: int) -> float:
     """``ValueModel``'s ``objective_step`` for sequence ``seq``; ``hand_counts`` the hand by kind."""
     r, col = POS_ROW[p], POS_COL[p]
     n = PANORAMA_LEN[seq]
-    lowest = 12
-    for j in range(n):
-        lowest = min(lowest, PANORAMA[seq, j])
-    if card >= N_ASCENT or lowest < r:
+    if card >= N_ASCENT or lowest(seq) < r:
         return 0.0
     for j in range(min(n, col) - 1, -1, -1):
         if NUMBER[card] != PANORAMA[seq, j] or col - j + n - 1 > ROW_SLOTS[r]:
@@ -608,16 +611,16 @@ def choose_in(md, legal) -> int:
             cost = value_of_play(md, x, y, scratch)
         elif kind == A.CAMP:
             card = md.m[y]
-            spent, green = -1, 0.0  # the cheapest destination's penalty and value (ties: the first)
+            spent, value = -1, 0.0  # the best destination's penalty and value (ties: the first)
             for r in range(POS_ROW[y] + 1, ROWS + 1):
                 c = md.row_len[r] + 1
                 if c <= ROW_SLOTS[r] and (r == 1 or md.row_len[r - 1] > c):
                     q = ROW_START[r] + c - 1
-                    value = move_value(md, card, q)
-                    if spent < 0 or value < green:
-                        spent, green = move_cost(md, card, q), value
+                    here = move_value(md, card, q)
+                    if spent < 0 or here < value:
+                        spent, value = move_cost(md, card, q), here
             cost = after(md, without(md.hand, x), spent, md.slots, md.n_slots, 1 + spent) - s[PROGRESS]
-            cost += green - spent
+            cost += value - spent
         elif kind == A.PLAY_BRIDGE and md.filled < s[LATE_GAME]:
             n_slots = slots_after(md, BRIDGE, y, scratch)
             cost = s[BRIDGE_DEBT] + after(md, without(md.hand, BRIDGE), 0, scratch, n_slots, 1)

@@ -9,7 +9,7 @@ leaves; ``HeuristicBot`` plays its cheapest move or searches among its best few.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,11 +68,9 @@ def green_top(mountain: list[int]) -> int:
     return 0
 
 
-def unmet(panorama: Mapping[str, Any] | None) -> tuple[tuple[int, ...], ...]:
-    """The objectives of a view's ``panorama`` not yet achieved."""
-    if not panorama:
-        return ()
-    return tuple(tuple(s) for s, done in zip(panorama["objectives"], panorama["achieved"], strict=True) if not done)
+def unmet(objectives: Sequence[Sequence[int]], achieved: Sequence[bool]) -> tuple[tuple[int, ...], ...]:
+    """The objectives not yet achieved."""
+    return tuple(tuple(s) for s, done in zip(objectives, achieved, strict=True) if not done)
 
 
 def objective_step(mountain: list[int], hand: list[int], seq: tuple[int, ...], card: int, p: int) -> float:
@@ -181,15 +179,15 @@ class ValueModel:
         # The Ascent cards this seat has not seen: teammates' hands and every deck are drawn from them.
         self.unseen = np.zeros(cards.N_ASCENT) if unseen is None else unseen[: cards.N_ASCENT].astype(np.float64)
         self.unseen_total = self.unseen.sum()
+        self.goats = goats or [0] * board.N_POS
         # Green Path (GP2): the green cards a path still needs, which a play may change.
         self.green_path = green_path
-        self.goats = goats or [0] * board.N_POS
         self.green_need = green_need(self.mountain) if green_path else 0
         # Panorama objectives (PA3): those not achieved that some row may still hold, and the
         # cards by number that may still come (this hand and the unseen ones) to fill them;
         # once one is out of reach the game is lost, and no play is charged for losing another.
-        self.by_number = [0] * 13
-        for k, n in [*((k, 1) for k in hand), *enumerate(self.unseen)]:
+        self.by_number = [0] * 13  # read only with objectives
+        for k, n in [*((k, 1) for k in hand), *enumerate(self.unseen)] if objectives else ():
             if k < cards.N_ASCENT:
                 self.by_number[cards.NUMBER[k]] += int(n)
         self.objectives = tuple(s for s in objectives if objective_possible(self.mountain, s, self.by_number))
@@ -204,7 +202,7 @@ class ValueModel:
         for pos, name in view["mountain"].items():
             mountain[board.parse_pos(pos)] = cards.parse_card(name, goats)
         me = view["players"][view["seat"]]
-        pending = view["pending"]
+        pending, panorama = view["pending"], view["panorama"] or {"objectives": (), "achieved": ()}
         moving = cards.parse_card(pending["card"], goats) if pending and pending["kind"] == "move" else mrules.EMPTY
         hand = [cards.parse_card(name, goats) for name in me["hand"]]
         holdings = [p["hand_size"] + p["deck_size"] for p in view["players"]]
@@ -220,7 +218,7 @@ class ValueModel:
             move_pays=view["config"]["campfire_move_pays"],
             unseen=unseen_counts(view),
             green_path=view["config"]["green_path"],
-            objectives=unmet(view["panorama"]),
+            objectives=unmet(panorama["objectives"], panorama["achieved"]),
             goats=[view.get("goats", {}).get(board.POS_NAME[p], 0) for p in range(board.N_POS)],
         )
 
@@ -242,7 +240,7 @@ class ValueModel:
             move_pays=game.config.campfire_move_pays,
             unseen=unseen_in_game(game, seat),
             green_path=game.config.green_path,
-            objectives=tuple(s for s, done in zip(game.objectives, game.achieved, strict=True) if not done),
+            objectives=unmet(game.objectives, game.achieved),
             goats=game.goats,
         )
 
