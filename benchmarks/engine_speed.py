@@ -23,7 +23,8 @@ end-game search, and the shipped 3-player bot with the same search over its own 
 before the batched engine) and batched, on the same deals in the same run; the ratios, and in
 how many games the two made the same moves.
 
-``--decision-time BOT``: seconds per decision of the bot name BOT in every seat of 3-player games
+``--decision-time BOT``: seconds per decision of the bot name BOT in every seat of games at the
+table the table options name (3 players by default; ``--panoramas 3``, ``--goats``, ...)
 (``--games``, default 10, evaluation deals), over the decisions with more than one legal move:
 median, 95th percentile and largest, one core (a searching bot's latency at the table).
 
@@ -43,6 +44,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tranquility_env import Game
+from tranquility_env.rules import Config
+from tranquility_env.table_args import add_table_arguments, table_from_args
 from tranquility_env.tasks import EVALUATION_DEALS
 
 
@@ -144,6 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--policy", action="store_true", help="time PolicyBot decisions against a dense forward pass")
     parser.add_argument("--batch", action="store_true", help="time the batched engine against OpenSpiel and PettingZoo")
     parser.add_argument("--decision-time", metavar="BOT", help="time each decision of a bot name (make_bot)")
+    add_table_arguments(parser)  # the table of --decision-time
     args = parser.parse_args(argv)
     if args.games is None:
         args.games = 10 if args.heuristic else 40
@@ -162,7 +166,11 @@ def main(argv: list[str] | None = None) -> None:
         bench_batch(args.runs, args.seconds)
         return
     if args.decision_time:
-        bench_decisions(args.decision_time, args.games)
+        try:
+            config = table_from_args(args)
+        except ValueError as err:
+            parser.error(str(err))
+        bench_decisions(args.decision_time, args.games, config)
         return
 
     print(f"Engine, random legal games, integer path; median of {args.runs} runs of {args.seconds:g} s")
@@ -350,16 +358,15 @@ def bench_heuristic(games: int) -> None:
         print(f"(the same moves in {same} of {games} games)")
 
 
-def bench_decisions(spec: str, games: int) -> dict[str, float]:
+def bench_decisions(spec: str, games: int, config: Config | None = None) -> dict[str, float]:
     from tranquility_env import encoding
     from tranquility_env.bots import make_bot
-    from tranquility_env.rules import Config
     from tranquility_env.views import LazySeatView
 
-    config, seconds = Config(players=3), []
+    config, seconds = config or Config(players=3), []
     for i in range(games):
         game = Game.new(config, EVALUATION_DEALS + i)
-        team = [make_bot(spec, seed=i * 8 + s, table=config) for s in range(3)]
+        team = [make_bot(spec, seed=i * 8 + s, table=config) for s in range(config.players)]
         while game.status == "ongoing":
             seat = game.current
             observation, mask = encoding.observation(game, seat), encoding.action_mask(game, seat)
@@ -374,7 +381,10 @@ def bench_decisions(spec: str, games: int) -> dict[str, float]:
         "p95_s": seconds[int(0.95 * (len(seconds) - 1))],
         "max_s": seconds[-1],
     }
-    print(f"{spec}, 3 players, one core: {len(seconds)} decisions of {games} games; seconds per decision")
+    base = Config(players=config.players).to_dict()
+    table = "".join(f", {k}={v}" for k, v in config.to_dict().items() if base[k] != v)
+    head = f"{spec}, {config.players} players{table}, one core"
+    print(f"{head}: {len(seconds)} decisions of {games} games; seconds per decision")
     print(" | ".join(f"{name} {value:.3f}" for name, value in figures.items()))
     return figures
 

@@ -65,3 +65,8 @@ def test_the_decision_time_benchmark_times_each_choice_of_a_bot(capsys: pytest.C
     assert "heuristic-no-search, 3 players, one core:" in printed and "p95_s" in printed
     figures = bench.bench_decisions("random", 1)
     assert 0 < figures["median_s"] <= figures["p95_s"] <= figures["max_s"]
+    bench.main(["--decision-time", "heuristic-no-search", "--games", "1", "--goats"])
+    assert "heuristic-no-search, 3 players, goats=True, one core:" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        bench.main(["--decision-time", "random", "--panoramas", "9"])
+    assert "panoramas" in capsys.readouterr().err
