@@ -23,6 +23,7 @@ LAYERS = {
     "table_args": 1,
     "safe_json": 0,
     "encoding": 1,
+    "symmetry": 1,
     "render": 1,
     "checkpoint": 1,
     "bots": 2,

@@ -43,6 +43,7 @@ __all__ = [
     "SIZES",
     "SLOT_FEATURES",
     "STATE_HIGH",
+    "STATE_LAYOUT",
     "STATE_SIZE",
     "VERSION",
     "action_mask",

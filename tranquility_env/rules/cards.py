@@ -37,6 +37,7 @@ __all__ = [
     "PLAIN",
     "ROPE",
     "SUMMIT",
+    "ascent",
     "game_deck",
     "parse_card",
 ]
