@@ -63,6 +63,15 @@ def test_distill_collects_the_search_choices_fits_exports_and_reuses_them(
     assert PolicyBot.load("checkpoints/d/final").about["trainer"].startswith("search distillation (search)")
 
 
+def fit_settings(tmp_path: Path, **fields: object) -> object:
+    """A ``DistillConfig`` for ``distill.fit`` alone (its checkpoint only satisfies the checks)."""
+    from tranquility_env.training import distill
+
+    start = str(tiny_checkpoint(tmp_path / "t", Config(players=2)))
+    settings = {"players": 2, "init_actor": start, "games": 10, "valid_games": 1, "learning_rate": 3e-3}
+    return distill.DistillConfig.make(**settings | fields)
+
+
 def test_distill_fit_moves_the_policy_to_the_labels_and_the_anchors_keep_the_rest(tmp_path: Path) -> None:
     import torch
     from torch.utils.tensorboard import SummaryWriter
@@ -97,20 +106,80 @@ def test_distill_fit_moves_the_policy_to_the_labels_and_the_anchors_keep_the_res
     for weight in (3.0, 0.0):
         actor = Actor([32], "tanh")
         actor.load_state_dict(start.state_dict())
-        cfg = distill.DistillConfig.make(
-            players=2,
-            init_actor=str(tiny_checkpoint(tmp_path / "t", Config(players=2))),
-            games=10,
-            valid_games=1,
-            epochs=30,
-            batch_size=32,
-            learning_rate=3e-3,
-            anchor_weight=weight,
-        )
+        cfg = fit_settings(tmp_path, epochs=30, batch_size=32, anchor_weight=weight)
         distill.fit(cfg, actor, data, data["deal"] >= 9, SummaryWriter(tmp_path / "logs"))
         assert distill.agreement(actor, data, labelled) > 0.8
         kept[weight] = distill.agreement(actor, data, anchors, distill.likeliest(start, data, anchors))
     assert kept[3.0] > kept[0.0] + 0.2  # measured: 0.70 against 0.34
+
+
+def test_augmented_decisions_are_those_of_the_relabelled_games() -> None:
+    """``distill.relabelled`` (``augment``): each decision's observation, mask, chosen move and
+    candidates become those of the same position in the game with its colours renamed."""
+    from tranquility_env.symmetry import action_image, permute_game
+    from tranquility_env.training import distill
+
+    rng, games, data = random.Random(3), [], {k: [] for k in ("obs", "masks", "chosen", "candidates", "scores")}
+    game = Game.new(Config(players=3), 7)
+    while game.status == "ongoing" and len(games) < 60:
+        o, m = encoding.observation(game, game.current), encoding.action_mask(game, game.current)
+        legal = np.flatnonzero(m)
+        games.append(Game.from_dict(game.to_dict()))
+        data["obs"].append(o.astype(np.float16))
+        data["masks"].append(np.packbits(m))
+        data["chosen"].append(rng.choice(legal))
+        data["candidates"].append([*legal[:3], *[-1] * (distill.MAX_CANDIDATES - len(legal[:3]))])
+        data["scores"].append(np.zeros(distill.MAX_CANDIDATES))
+        game.apply_action(int(rng.choice(legal)))
+    data = {k: np.array(v) for k, v in data.items()}
+    sigma = (2, 0, 1)
+    part = distill.relabelled(data, np.arange(len(games)), (sigma,), np.random.default_rng(0))
+    image = action_image(sigma)
+    for i, real in enumerate(games):
+        twin = permute_game(real, sigma)
+        assert (part["obs"][i] == encoding.observation(twin, twin.current).astype(np.float16)).all()
+        assert (part["masks"][i] == np.packbits(encoding.action_mask(twin, twin.current))).all()
+        assert part["chosen"][i] == image[data["chosen"][i]]
+        ids = data["candidates"][i]
+        assert (part["candidates"][i] == np.where(ids >= 0, image[np.maximum(ids, 0)], -1)).all()
+    assert (part["chosen"] != data["chosen"]).mean() > 0.5  # renamed cards are other moves
+    same = distill.relabelled(data, np.arange(len(games)), ((0, 1, 2),), np.random.default_rng(0))
+    assert len(games) > 30 and (same["obs"] == data["obs"]).all() and (same["chosen"] == data["chosen"]).all()
+
+
+def test_an_augmented_fit_learns_the_relabelled_labels(tmp_path: Path) -> None:
+    """With ``augment``, a label learned under one naming of the colours is learned under all."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from tranquility_env.symmetry import action_image, action_index, colour_symmetries, observation_index
+    from tranquility_env.training import distill
+    from tranquility_env.training.mappo import Actor
+
+    game = Game.new(Config(players=3), 7)
+    o, m = encoding.observation(game, game.current), encoding.action_mask(game, game.current)
+    chosen = int(np.flatnonzero(m)[1])
+    data = {
+        "obs": np.repeat(o.astype(np.float16)[None], 64, 0),
+        "masks": np.repeat(np.packbits(m)[None], 64, 0),
+        "chosen": np.full(64, chosen),
+        "candidates": np.full((64, distill.MAX_CANDIDATES), -1),
+        "scores": np.zeros((64, distill.MAX_CANDIDATES)),
+        "searched": np.ones(64, dtype=bool),
+        "deal": np.arange(64) % 8,
+    }
+    cfg = fit_settings(tmp_path, epochs=40, batch_size=16)
+    sigma = (1, 2, 0)
+    for augment in (False, True):
+        cfg.augment, cfg.config = augment, Config(players=3)
+        torch.manual_seed(0)
+        actor = Actor([32], "tanh")
+        distill.fit(cfg, actor, data, data["deal"] >= 7, SummaryWriter(tmp_path / "logs"))
+        seen = torch.as_tensor(o[observation_index(sigma)])[None]
+        mask = torch.as_tensor(m[action_index(sigma)].astype(bool))[None]
+        likeliest = int(actor(seen, mask).argmax())
+        assert (likeliest == action_image(sigma)[chosen]) == augment
+    assert len(colour_symmetries(cfg.config)) == 6
 
 
 @pytest.mark.parametrize(

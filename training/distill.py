@@ -44,7 +44,7 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from tranquility_env import Config, Game, checkpoint, encoding
+from tranquility_env import Config, Game, checkpoint, encoding, symmetry
 from tranquility_env.bots import SHIPPED_BOTS, shipped_bot
 from tranquility_env.rules import actions
 from tranquility_env.rules.game import ONGOING
@@ -84,7 +84,9 @@ class FitSettings(Protocol):
     learning_rate: float
     anchor_weight: float
     temperature: float
+    augment: bool
     seed: int
+    config: Config
 
 
 @dataclass
@@ -102,6 +104,7 @@ class DistillConfig(TableConfig):
     learning_rate: float = 1e-4
     anchor_weight: float = 1.0
     temperature: float = 0.1  # of the search's scores (cards + 10 a win); 0: the search's choice alone
+    augment: bool = False  # fit each decision under a colour symmetry of the table drawn afresh (symmetry.py)
     eval_games: int = 600  # tuning deals (seeds 500,000+) for the table at the end
     seed: int = 0
     checkpoints_dir: str = "checkpoints"
@@ -225,6 +228,28 @@ def batch(data: dict[str, np.ndarray], idx: np.ndarray) -> tuple[torch.Tensor, t
     return obs, torch.as_tensor(mask), torch.as_tensor(data["chosen"][idx], dtype=torch.int64)
 
 
+def relabelled(
+    data: dict[str, np.ndarray], idx: np.ndarray, symmetries: tuple, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """The decisions ``idx`` (indexed from 0), each seen under a colour symmetry drawn from
+    ``symmetries``: observations, masks, chosen moves and candidates relabelled alike, so the
+    network learns the same play for every naming of the colours (data augmentation)."""
+    part = {k: data[k][idx] for k in ("obs", "masks", "chosen", "candidates", "scores")}
+    drawn = rng.integers(len(symmetries), size=len(idx))
+    for j in np.unique(drawn):
+        sigma, rows = symmetries[j], drawn == j
+        if sigma == symmetry.IDENTITY:
+            continue
+        mask = np.unpackbits(part["masks"][rows], axis=1, count=actions.N_ACTIONS)
+        part["masks"][rows] = np.packbits(mask[:, symmetry.action_index(sigma)], axis=1)
+        part["obs"][rows] = part["obs"][rows][:, symmetry.observation_index(sigma)]
+        image = symmetry.action_image(sigma)
+        part["chosen"][rows] = image[part["chosen"][rows]]
+        ids = part["candidates"][rows]
+        part["candidates"][rows] = np.where(ids >= 0, image[np.maximum(ids, 0)], -1)
+    return part
+
+
 def targets(
     data: dict[str, np.ndarray], idx: np.ndarray, temperature: float, prior: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -280,6 +305,11 @@ def fit(
     )
     start_choices = likeliest(start, data, valid_anchors)  # what keeping the starting policy means there
     rng = np.random.default_rng(cfg.seed)
+    symmetries = symmetry.colour_symmetries(cfg.config) if cfg.augment else (symmetry.IDENTITY,)
+
+    def draw(idx: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        return (relabelled(data, idx, symmetries, rng), np.arange(len(idx))) if cfg.augment else (data, idx)
+
     optimizer = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
 
     def report(epoch: int) -> None:
@@ -293,13 +323,14 @@ def fit(
 
     report(0)
     for epoch in range(1, cfg.epochs + 1):
-        for idx in np.array_split(rng.permutation(labelled), max(1, len(labelled) // cfg.batch_size)):
-            obs, mask, _ = batch(data, idx)
+        for chunk in np.array_split(rng.permutation(labelled), max(1, len(labelled) // cfg.batch_size)):
+            part, idx = draw(chunk)
+            obs, mask, _ = batch(part, idx)
             with torch.no_grad():
-                ids, weights = targets(data, idx, cfg.temperature, torch.log_softmax(start(obs, mask), 1))
+                ids, weights = targets(part, idx, cfg.temperature, torch.log_softmax(start(obs, mask), 1))
             loss = -(weights * torch.log_softmax(actor(obs, mask), 1).gather(1, ids)).sum(1).mean()
             if cfg.anchor_weight and len(anchors):
-                obs, mask, _ = batch(data, rng.choice(anchors, len(idx)))
+                obs, mask, _ = batch(*draw(rng.choice(anchors, len(chunk))))
                 log_p = torch.log_softmax(actor(obs, mask), 1)
                 log_q = torch.log_softmax(start(obs, mask), 1)
                 loss = loss + cfg.anchor_weight * (log_q.exp() * (log_q - log_p)).sum(1).mean()

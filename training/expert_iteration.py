@@ -88,6 +88,7 @@ class ExpertIterationConfig(TableConfig):
     learning_rate: float = 1e-5  # chosen on tuning deals: docs/training.md
     anchor_weight: float = 0.0  # KL to the starting policy on the decisions not labelled (labels=departures)
     temperature: float = 0.0  # of the candidates' scores; 0: the expert's choice
+    augment: bool = False  # fit each decision under a colour symmetry of the table drawn afresh (symmetry.py)
     labels: str = "all"  # or "departures": only where the expert left the policy's move, the rest anchors
     eval_games: int = 500  # tuning deals (seeds 500,000+) per iteration
     seed: int = 0
