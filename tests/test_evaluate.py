@@ -52,6 +52,23 @@ def test_wilson_interval() -> None:
     assert wilson(0, 300)[0] == 0.0 and wilson(0, 300)[1] > 0.0
 
 
+def test_a_paired_difference_counts_the_deals_one_team_won_and_the_other_lost() -> None:
+    from tranquility_env.training.evaluate import TeamResult, markdown, paired
+
+    def team(name: str, won: list[int]) -> TeamResult:
+        return TeamResult(name, len(won), sum(won), sum(won) / len(won), (0, 1), 40.0, 50.0, {}, won)
+
+    base = team("a", [1, 0] * 50)
+    same = team("b", [1, 0] * 50)
+    assert paired(base, same) == (0.0, 0.0, 0.0)  # the same deals won: no doubt at all
+    better = team("c", [1, 1] * 50)  # wins every deal a lost, and those a won
+    gain, low, high = paired(base, better)
+    assert gain == pytest.approx(50) and 40 < low < 50 < high < 60
+    assert "- c: +50.0 points (95% CI +40.2 to +59.8)" in markdown([base, same, better], Config(players=2))
+    with pytest.raises(ValueError, match="same deals"):
+        paired(base, team("d", [1, 0, 1]))
+
+
 def test_evaluation_saves_every_game_as_a_replay_with_what_the_bots_weighed(tmp_path: Path) -> None:
     from tranquility_env.replay import read
     from tranquility_env.training.evaluate import evaluate

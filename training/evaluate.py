@@ -52,6 +52,7 @@ __all__ = [
     "imap_jobs",
     "main",
     "markdown",
+    "paired",
     "partner_list",
     "play_jobs",
     "seat_team",
@@ -70,6 +71,19 @@ class TeamResult:
     mean_cards: float
     mean_turns: float
     losses: dict[str, int] = field(default_factory=dict)
+    won: list[int] = field(default_factory=list)  # 1 for each deal won, 0 lost, in deal order
+
+
+def paired(base: TeamResult, other: TeamResult) -> tuple[float, float, float]:
+    """``other``'s win rate minus ``base``'s on the same deals, in points, with the 95% interval
+    of that mean difference over the deals (normal approximation): pairing the deals removes
+    their luck, so the interval is much narrower than the two win rates' own."""
+    if not base.won or len(base.won) != len(other.won):
+        raise ValueError(f"{base.team} and {other.team} were not played on the same deals")
+    d = [b - a for a, b in zip(base.won, other.won, strict=True)]
+    mean = statistics.fmean(d)
+    half = 1.96 * statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else math.inf
+    return 100 * mean, 100 * (mean - half), 100 * (mean + half)
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -171,7 +185,10 @@ def play_jobs(label: str, jobs: list[tuple], workers: int, progress: bool = Fals
     wins = sum(o[0] for o in outcomes)
     losses = Counter(o[3] for o in outcomes if o[3] is not None)
     cards, turns = sum(o[1] for o in outcomes), sum(o[2] for o in outcomes)
-    return TeamResult(label, games, wins, wins / games, wilson(wins, games), cards / games, turns / games, dict(losses))
+    won = [int(o[0]) for o in outcomes]
+    return TeamResult(
+        label, games, wins, wins / games, wilson(wins, games), cards / games, turns / games, dict(losses), won
+    )
 
 
 @dataclass
@@ -249,14 +266,15 @@ def adhoc_markdown(candidate: str, rows: list[AdhocRow]) -> str:
     lines = [
         f"ad-hoc: {candidate} in one seat, the partner in the others (its seat goes round)",
         "",
-        "| partner | habit | partner's team alone | with the candidate | difference |",
+        "| partner | habit | partner's team alone | with the candidate | difference (paired 95% CI) |",
         "|---|---|---:|---:|---:|",
     ]
     for r in rows:
         a, w = r.alone, r.with_candidate
+        gain, low, high = paired(a, w)
         lines.append(
             f"| {r.partner} | {r.habit} | {a.win_rate:.1%} ({a.ci95[0]:.1%} - {a.ci95[1]:.1%}) "
-            f"| {w.win_rate:.1%} ({w.ci95[0]:.1%} - {w.ci95[1]:.1%}) | {100 * (w.win_rate - a.win_rate):+.1f} points |"
+            f"| {w.win_rate:.1%} ({w.ci95[0]:.1%} - {w.ci95[1]:.1%}) | {gain:+.1f} points ({low:+.1f} to {high:+.1f}) |"
         )
     return "\n".join(lines)
 
@@ -274,6 +292,11 @@ def markdown(results: list[TeamResult], config: Config) -> str:
             f"| {r.team} | {r.win_rate:.1%} | {r.ci95[0]:.1%} - {r.ci95[1]:.1%} | {r.mean_cards:.1f} "
             f"| {r.mean_turns:.1f} | {losses} |"
         )
+    if len(results) > 1 and all(r.won and len(r.won) == len(results[0].won) for r in results):
+        lines += ["", f"paired on the same deals, each team against {results[0].team}:"]
+        for r in results[1:]:
+            gain, low, high = paired(results[0], r)
+            lines.append(f"- {r.team}: {gain:+.1f} points (95% CI {low:+.1f} to {high:+.1f})")
     return "\n".join(lines)
 
 
