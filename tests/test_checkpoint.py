@@ -76,6 +76,7 @@ def test_a_version_1_checkpoint_of_float16_weights_still_loads(tmp_path: Path) -
         (lambda f: edit_json(f, hidden=[16]), "layers.0"),
         (lambda f: edit_json(f, hidden=[]), "non-empty list of layer sizes"),
         (lambda f: edit_json(f, config={"players": 9}), "bad config"),
+        (lambda f: edit_json(f, symmetrised="yes"), "'symmetrised' must be true or false"),
         (lambda f: (f / "policy.safetensors").unlink(), "not a bot checkpoint"),
     ],
 )

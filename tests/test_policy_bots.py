@@ -14,9 +14,11 @@ from tranquility_env.batch import GameBatch
 from tranquility_env.batch.layout import MAX_LEGAL
 from tranquility_env.bots import EarlySearch, HeuristicBot, PolicyBot, ValueModel, make_bot
 from tranquility_env.bots import search as search_module
-from tranquility_env.checkpoint import CheckpointError, save
+from tranquility_env.checkpoint import CheckpointError, copy, save
+from tranquility_env.cli import main
 from tranquility_env.rules import board
 from tranquility_env.rules.mountain import EMPTY
+from tranquility_env.symmetry import action_image, observation_index
 from tranquility_env.training.evaluate import seat_team
 from tranquility_env.views import seat_view
 
@@ -115,6 +117,34 @@ def test_policy_logits_of_the_legal_actions_match_the_whole_head_and_pick_the_sa
     assert decisions > 30
 
 
+def test_a_symmetrised_bot_plays_the_mean_log_probability_over_the_colour_symmetries(tmp_path: Path) -> None:
+    """Marked ``symmetrised`` (``tranquility symmetrise``), a checkpoint plays the mean over the
+    table's symmetries of the network's log-probabilities in the relabelled game; so relabelling
+    the game relabels its logits, which the network alone does not do."""
+    plain = PolicyBot.load(bots.shipped_bot(3))
+    main(["symmetrise", bots.shipped_bot(3), str(tmp_path / "sym")])
+    assert (tmp_path / "sym" / "policy.safetensors").read_bytes() == Path(plain.path, "policy.safetensors").read_bytes()
+    symmetrised = make_bot(f"policy:{tmp_path / 'sym'}")
+    assert len(symmetrised.symmetries) == 6 and not plain.symmetries
+    game, rng, unequal = Game.new({"players": 3}, 2), np.random.default_rng(0), 0
+    for _ in range(25):
+        observation, legal = encoding.observation(game, game.current), np.asarray(game.legal_actions())
+        expected = 0
+        for sigma in symmetrised.symmetries:
+            z = plain.logits(observation[observation_index(sigma)], action_image(sigma)[legal])
+            expected = expected + (z - z.max() - np.log(np.exp(z - z.max()).sum())) / 6
+        assert np.allclose(symmetrised.logits(observation, legal), expected, atol=1e-4)
+        sigma = symmetrised.symmetries[3]
+        seen, ids = observation[observation_index(sigma)], action_image(sigma)[legal]
+        assert np.allclose(symmetrised.logits(seen, ids), symmetrised.logits(observation, legal), atol=1e-4)
+        unequal += not np.allclose(plain.logits(seen, ids), plain.logits(observation, legal), atol=1e-2)
+        game.apply_action(int(rng.choice(legal)))
+    assert unequal > 20
+    with pytest.raises(SystemExit):
+        main(["symmetrise", str(tmp_path / "missing"), str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()
+
+
 def test_choose_each_decides_as_choose_for_all_rows_or_some() -> None:
     """A batched pass over many games (all rows, or the ``rows`` asked for) picks in each game
     the move ``choose`` picks alone: the first layer over the batch's live inputs only changes
@@ -136,10 +166,13 @@ def test_choose_each_decides_as_choose_for_all_rows_or_some() -> None:
     assert len(set(alone)) > 3  # different positions, different moves: a wrong row would show
 
 
-def test_legal_logits_of_a_batch_are_each_rows_logits_padded() -> None:
+@pytest.mark.parametrize("symmetrised", [False, True])
+def test_legal_logits_of_a_batch_are_each_rows_logits_padded(tmp_path: Path, symmetrised: bool) -> None:
     """``PolicyBot.legal_logits`` on padded rows of legal ids (as ``GameBatch.legal_ids`` gives
     them): row i holds ``logits`` of its own observation at its own ids, then -1e8."""
     policy = PolicyBot.load(bots.shipped_bot(3))
+    if symmetrised:
+        policy = PolicyBot.load(str(copy(bots.shipped_bot(3), tmp_path / "sym", symmetrised=True)))
     rng = np.random.default_rng(1)
     observations, ids, counts = [], np.zeros((10, MAX_LEGAL), dtype=np.int64), np.zeros(10, dtype=np.int64)
     for deal in range(10):

@@ -7,7 +7,11 @@ A checkpoint is a folder with two files:
 - ``bot.json``: ``{"format": "tranquility-bot", "version": 2, "weights": "int8", "config":
   {...Config...}, "observation_size": 1941, "observation_version": 1, "rules_version": 1,
   "n_actions": 3962, "hidden": [256, 256], "activation": "tanh", "weights_sha256": "...",
-  "trainer": "...", "steps": ..., "made_by": "..."}``.
+  "trainer": "...", "steps": ..., "made_by": "...", "symmetrised": false}``.
+
+``symmetrised`` (optional, default false) says how the bot plays its network: true, with the mean
+log-probability over the table's colour symmetries (``symmetry.py``), so that its play cannot
+depend on which colour is called which (``PolicyBot``).
 
 A bot plays only the observations and rules it was made for: a checkpoint whose
 ``observation_version`` or ``rules_version`` differs from this package's is refused. One written
@@ -42,7 +46,7 @@ from tranquility_env import encoding
 from tranquility_env.rules import RULES_VERSION, actions
 from tranquility_env.rules.config import Config
 
-__all__ = ["ACTIVATIONS", "CheckpointError", "encoding", "load", "save"]
+__all__ = ["ACTIVATIONS", "CheckpointError", "copy", "encoding", "load", "save"]
 
 FORMAT, VERSION = "tranquility-bot", 2
 STORAGES = ("int8", "float16")  # how weight matrices are stored (``weights`` in bot.json)
@@ -85,6 +89,19 @@ def save(
         "weights_sha256": hashlib.sha256(data).hexdigest(),
         **about,
     }
+    return _write(folder, data, description)
+
+
+def copy(source: str | Path, folder: str | Path, **about: Any) -> Path:
+    """A checkpoint at ``folder`` with ``source``'s weights, byte for byte, and its description
+    changed by ``about`` (say ``symmetrised=True``); ``source`` is checked as ``load`` checks it."""
+    description = load(source)[0] | about
+    _check_symmetrised(description, Path(folder))
+    return _write(Path(folder), (Path(source) / WEIGHTS).read_bytes(), description)
+
+
+def _write(folder: Path, data: bytes, description: dict[str, Any]) -> Path:
+    """Write a checkpoint atomically: into a temporary folder, then renamed into place."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     (tmp / WEIGHTS).write_bytes(data)
@@ -144,6 +161,7 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[Layer], Layer]:
         raise CheckpointError(f"{folder}: made for {about.get('n_actions')} actions, not {actions.N_ACTIONS}")
     if about.get("activation") not in ACTIVATIONS:
         raise CheckpointError(f"{folder}: unknown activation {about.get('activation')!r}")
+    _check_symmetrised(about, folder)
     try:
         Config.from_dict(about.get("config"))
     except (ValueError, TypeError) as err:
@@ -167,6 +185,11 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[Layer], Layer]:
     if set(tensors) != expected:
         raise CheckpointError(f"{folder / WEIGHTS}: unexpected tensors {sorted(set(tensors) - expected)}")
     return about, pairs[:-1], pairs[-1]
+
+
+def _check_symmetrised(about: dict[str, Any], folder: Path) -> None:
+    if not isinstance(about.get("symmetrised", False), bool):
+        raise CheckpointError(f"{folder}: 'symmetrised' must be true or false, not {about['symmetrised']!r}")
 
 
 def _check_versions(about: dict[str, Any], folder: Path) -> None:

@@ -1,6 +1,6 @@
 """The ``tranquility`` command: ``play`` and ``replay`` (the ``play`` extra); ``serve`` (the ``web``
 extra); ``train``, ``mappo``, ``ippo``, ``distill``, ``expert-iteration``, ``evaluate``,
-``benchmark`` and ``limits`` (the ``train`` extra); ``rllib``."""
+``benchmark``, ``limits`` and ``symmetrise`` (the ``train`` extra); ``rllib``."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ COMMANDS = {  # command -> (module, function, the extra it needs)
     "evaluate": ("tranquility_env.training.evaluate", "main", "train"),
     "benchmark": ("tranquility_env.training.benchmark", "main", "train"),
     "limits": ("tranquility_env.training.limits", "main", "train"),
+    "symmetrise": ("tranquility_env.training.symmetrise", "main", "train"),
     "play": ("tranquility_env.play", "main", "play"),
     "replay": ("tranquility_env.play", "replay_main", "play"),
     "serve": ("tranquility_env.web.app", "main", "web"),

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from tranquility_env import checkpoint
+from tranquility_env import checkpoint, symmetry
 from tranquility_env.rules.config import Config
 
 __all__ = ["PolicyBot", "load_policy", "one_blas_thread"]
@@ -22,7 +22,10 @@ class PolicyBot:
     """A learned policy loaded from a bot checkpoint (``checkpoint.py``): an MLP over the
     observation whose logits are masked to the legal actions. Plays with numpy alone.
 
-    ``deterministic`` picks the most likely legal action; otherwise it samples (``seed``)."""
+    ``deterministic`` picks the most likely legal action; otherwise it samples (``seed``). A
+    checkpoint marked ``symmetrised`` plays the mean log-probability of its network over the
+    table's colour symmetries (``symmetry.py``): the network seen under every naming of the
+    colours at once, so that no move rests on which colour is called which."""
 
     def __init__(
         self,
@@ -39,6 +42,11 @@ class PolicyBot:
         self.config = Config.from_dict(about["config"])
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        self.symmetries = symmetry.colour_symmetries(self.config) if about.get("symmetrised") else ()
+        # symmetrised: the first layer's rows as each symmetry's relabelled observation meets them
+        first = [self.first_by_input[np.argsort(symmetry.observation_index(s))] for s in self.symmetries]
+        self.first_each = np.concatenate(first, axis=1) if first else None
+        self.image_each = np.stack([symmetry.action_image(s) for s in self.symmetries]) if first else None
 
     @classmethod
     def load(cls, path: str, deterministic: bool = True, seed: int | None = None) -> PolicyBot:
@@ -62,7 +70,16 @@ class PolicyBot:
 
     def logits(self, observation: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """The head's logits for every action, or for the action ids in ``legal`` only (in that
-        order: the cheap call, since the head is most of the network's weights)."""
+        order: the cheap call, since the head is most of the network's weights); symmetrised,
+        the mean log-probabilities among them."""
+        if self.symmetries:
+            x = np.asarray(observation, dtype=np.float32)
+            present = np.flatnonzero(x)
+            x = self.activation(
+                (x[present] @ self.first_each[present]).reshape(len(self.symmetries), -1) + self.layers[0][1]
+            )
+            ids = self.image_each if legal is None else self.image_each[:, legal]
+            return _mean_log_softmax(self._head_each(x, ids))
         # The first layer sums only the rows of the observation's non-zero entries, from the
         # transposed weights; the head computes only the rows asked for. Each product is an einsum
         # rather than @: multi-threaded BLAS slows down badly when other processes hold the cores
@@ -114,10 +131,27 @@ class PolicyBot:
         only, each against its own game's row: a few thousand of the batch x 3,962 products of
         the whole head."""
         width = int(counts.max())
-        ids = ids[:, :width]
-        logits = np.einsum("nlj,nj->nl", self.head[0][ids], self.hidden(observations)) + self.head[1][ids]
-        logits[np.arange(width) >= counts[:, None]] = -1e8
-        return logits
+        ids, padding = ids[:, :width], np.arange(width) >= counts[:, None]
+        if not self.symmetries:
+            logits = np.einsum("nlj,nj->nl", self.head[0][ids], self.hidden(observations)) + self.head[1][ids]
+            logits[padding] = -1e8
+            return logits
+        # every row under every symmetry at once (a block of rows per symmetry)
+        n, count = len(ids), len(self.symmetries)
+        live = np.flatnonzero(observations.any(0))
+        x = observations[:, live] @ self.first_each[live]
+        x = self.activation(x.reshape(n, count, -1).transpose(1, 0, 2).reshape(count * n, -1) + self.layers[0][1])
+        logits = self._head_each(x, self.image_each[:, ids].reshape(count * n, width))
+        logits[np.tile(padding, (count, 1))] = -np.inf
+        mean = _mean_log_softmax(logits.reshape(count, n, width))
+        mean[padding] = -1e8
+        return mean
+
+    def _head_each(self, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """The logits of ``ids`` (a row each) from the first hidden layer's rows ``x``."""
+        for weight, bias in self.layers[1:]:
+            x = self.activation(x @ weight.T + bias)
+        return np.einsum("nlj,nj->nl", self.head[0][ids], x) + self.head[1][ids]
 
     def _pick(self, logits: np.ndarray, legal: np.ndarray) -> int:
         if self.deterministic:
@@ -127,6 +161,12 @@ class PolicyBot:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Mapping[str, Any]) -> int:
         return self.choose(observation, np.flatnonzero(action_mask))
+
+
+def _mean_log_softmax(logits: np.ndarray) -> np.ndarray:
+    """The mean over the first axis of log-softmax over the last."""
+    logits = logits - logits.max(-1, keepdims=True)
+    return (logits - np.log(np.exp(logits).sum(-1, keepdims=True))).mean(0)
 
 
 def load_policy(path: str, seed: int | None = None) -> PolicyBot:
@@ -148,7 +188,11 @@ def load_policy(path: str, seed: int | None = None) -> PolicyBot:
 @functools.lru_cache(maxsize=16)
 def _policy_once(folder: str, stamp: tuple[tuple[str, int, int], ...]) -> PolicyBot:
     policy = PolicyBot.load(folder)
-    for array in (policy.first_by_input, *(a for layer in (*policy.layers, policy.head) for a in layer)):
+    for array in (
+        policy.first_by_input,
+        *([policy.first_each, policy.image_each] if policy.symmetries else []),
+        *(a for layer in (*policy.layers, policy.head) for a in layer),
+    ):
         array.setflags(write=False)  # shared by every bot made from it
     return policy
 
