@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bots bench benchmark results results-own-search results-expert results-modules results-strangers results-cross-play \
+.PHONY: test train bots bench benchmark results results-symmetrised results-own-search results-expert results-modules results-strangers results-cross-play \
 	limits screenshots load-test clean
 
 $(BIN)/python:
@@ -38,9 +38,10 @@ train: $(VENV)/.installed
 	$(BIN)/tranquility mappo $(FINETUNE) init_actor=checkpoints/p3/final total_steps=2000000 run=p3_finetune
 
 # A learned bot per player count from nothing, the way the shipped bots were made (PLAYERS=3 for
-# one count): tranquility train (imitation, then PPO), MAPPO fine-tuning, search distillation.
-# Each step is skipped once its final bot exists and MAPPO resumes from its last checkpoint, so a
-# stopped run goes on where it was. Bots in checkpoints/p<P>_{base,mappo,distill}/final.
+# one count): tranquility train (imitation, then PPO), MAPPO fine-tuning, search distillation, and
+# the distilled bot played over its colour symmetries (tranquility symmetrise). Each step is skipped
+# once its final bot exists and MAPPO resumes from its last checkpoint, so a stopped run goes on
+# where it was. Bots in checkpoints/p<P>_{base,mappo,distill,symmetrised}/final.
 PLAYERS ?= 1 2 3 4 5
 bots: $(VENV)/.installed
 	for P in $(PLAYERS); do \
@@ -53,6 +54,7 @@ bots: $(VENV)/.installed
 		[ -f checkpoints/p$${P}_distill/final/bot.json ] || \
 			$(BIN)/tranquility distill --config configs/distill.yaml players=$$P \
 				init_actor=checkpoints/p$${P}_mappo/final run=p$${P}_distill || exit 1; \
+		$(BIN)/tranquility symmetrise checkpoints/p$${P}_distill/final checkpoints/p$${P}_symmetrised/final || exit 1; \
 	done
 
 # The peers the benchmark compares against. hanabi_learning_environment builds with CMake, and
@@ -80,6 +82,14 @@ results: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 \
 			--team random --team heuristic --team heuristic-no-search --team policy || exit 1; \
+	done
+
+# docs/results.md, "Symmetrised": each shipped bot beside its copy played over the colour symmetries
+# (checkpoints/shipped/p<P>_symmetrised, made by tranquility symmetrise), paired on the same deals.
+results-symmetrised: $(VENV)/.installed
+	for P in 1 2 3 4 5; do \
+		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/symmetrised \
+			--team policy --team policy:checkpoints/shipped/p$${P}_symmetrised/final || exit 1; \
 	done
 
 # docs/results.md, "With an end-game search": the shipped bots with the search over their own rollouts.
