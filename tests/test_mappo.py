@@ -252,3 +252,71 @@ def test_rollout_sampling_draws_each_action_as_often_as_its_probability() -> Non
     probs /= probs.sum()
     assert np.abs(np.bincount(choice, minlength=4) / len(choice) - [*probs, 0.0]).max() < 0.01
     assert np.allclose(logprob, np.log(probs)[choice], atol=1e-5)
+
+
+def test_other_play_shows_each_seat_its_own_renaming_of_the_game_and_plays_the_real_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``other_play``: at every step the actor sees the acting seat's observation and legal ids
+    under one colour renaming, the same for that seat all game, and the game gets the real move
+    of the renamed one drawn."""
+    from tranquility_env.envs.vector import TeamBatch
+    from tranquility_env.symmetry import action_image, colour_symmetries, observation_index
+    from tranquility_env.training import mappo
+
+    shown, drawn, real = [], [], []
+    make_policy, draw, step = mappo.rollout_policy, mappo.sample, TeamBatch.step
+
+    def recording_policy(actor, cfg):  # what the actor is shown
+        policy = make_policy(actor, cfg)
+        legal_logits = policy.legal_logits
+        policy.legal_logits = lambda obs, ids, counts: (
+            shown.append((obs.copy(), ids.copy(), counts.copy())) or (legal_logits(obs, ids, counts))
+        )
+        return policy
+
+    def recording_sample(logits, rng):
+        choice, logprob = draw(logits, rng)
+        drawn.append(choice.copy())
+        return choice, logprob
+
+    def recording_step(self, ids):  # what the games are, and the move each gets
+        legal, current = self.batch.legal_ids()[0].copy(), self.batch.current.copy()
+        rewards, terminated, refusals = step(self, ids)
+        real.append((self.observations_before, legal, np.asarray(ids).copy(), current, terminated.copy()))
+        return rewards, terminated, refusals
+
+    observe = TeamBatch.observe
+
+    def recording_observe(self, masks=True):
+        observe(self, masks)
+        self.observations_before = self.observations.copy()
+
+    monkeypatch.setattr(mappo, "rollout_policy", recording_policy)
+    monkeypatch.setattr(mappo, "sample", recording_sample)
+    monkeypatch.setattr(TeamBatch, "step", recording_step)
+    monkeypatch.setattr(TeamBatch, "observe", recording_observe)
+    monkeypatch.chdir(tmp_path)
+    overrides = ["run=op", "total_steps=512", "num_envs=4", "num_steps=128", "hidden=[16]", "critic_hidden=[16]"]
+    mappo.main([*overrides, "players=3", "other_play=true", "eval_games=1", "final_eval_games=0", "eval_every=1000"])
+    symmetries, naming, renamed = colour_symmetries(Config(players=3)), {}, 0
+    assert len(shown) == 128
+    for (obs, ids, counts), choice, (true_obs, true_legal, played, current, ended) in zip(
+        shown, drawn, real, strict=True
+    ):
+        for g in range(4):
+            n = counts[g]
+            matches = [
+                s
+                for s in symmetries
+                if (obs[g] == true_obs[g][observation_index(s)]).all()
+                and (ids[g, :n] == action_image(s)[true_legal[g, :n]]).all()
+            ]
+            assert played[g] == true_legal[g, choice[g]]
+            # one renaming per seat and game (a position may look alike under several)
+            naming[g, current[g]] = naming.get((g, current[g]), set(symmetries)) & set(matches)
+            assert naming[g, current[g]]
+            renamed += (0, 1, 2) not in matches
+            if ended[g]:
+                naming = {key: value for key, value in naming.items() if key[0] != g}
+    assert renamed > 200

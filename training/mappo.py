@@ -10,6 +10,11 @@ in the hands, while the actor stays decentralized. ``critic=local`` (``tranquili
 each seat's critic that seat's observation alone, as in IPPO (de Witt et al., 2020): the
 baseline that tells what the global state adds.
 
+``other_play`` is Other-Play (Hu et al., 2020): each seat of each game sees the whole game under a
+colour renaming of its own (``symmetry.py``), drawn when the game is dealt, and its moves are
+renamed back before they are played. No convention tied to a colour's name can then be shared
+between seats, so none pays; only play that strangers can follow does.
+
 ``init_actor`` starts the actor from a bot checkpoint (say an imitation bot of ``train.py``),
 and ``critic_warmup`` trains the fresh critic alone for that many updates first: its first
 advantages are noise, and policy steps on noise would undo the play the actor started with.
@@ -31,7 +36,7 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from tranquility_env import Config, checkpoint, encoding
+from tranquility_env import Config, checkpoint, encoding, symmetry
 from tranquility_env.batch.layout import MAX_LEGAL
 from tranquility_env.bots import make_bot
 from tranquility_env.bots.policy import PolicyBot, one_blas_thread
@@ -90,6 +95,7 @@ class MappoConfig(RunConfig):
     )
     device: str = "auto"  # where the networks run: "auto" (CUDA when torch sees one), "cpu" or "cuda"
     engine: str = "batch"  # the games: "batch" (compiled, batched) or "game" (Game objects one by one: the reference)
+    other_play: bool = False  # each seat of each game sees its table under a colour renaming drawn at the deal
 
     AT_LEAST_ONE = (*RunConfig.AT_LEAST_ONE, "num_envs", "num_steps", "num_minibatches", "update_epochs")
 
@@ -336,6 +342,12 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     b_state = np.zeros((T, N, CRITICS[cfg.critic]), dtype=np.float32)
     b_choice, b_logprob = np.zeros((T, N), dtype=np.int64), np.zeros((T, N), dtype=np.float32)  # choice: in legal
     b_reward, b_done, b_value = (np.zeros((T, N), dtype=np.float32) for _ in range(3))
+    # Other-Play: per game and seat, the renaming it sees (an index into ``symmetries``)
+    symmetries = symmetry.colour_symmetries(cfg.config) if cfg.other_play else (symmetry.IDENTITY,)
+    seen_at = np.stack([symmetry.observation_index(s) for s in symmetries])
+    renamed = np.stack([symmetry.action_image(s) for s in symmetries])
+    naming = np.random.default_rng(cfg.seed + global_step).integers(len(symmetries), size=(N, cfg.players))
+    played = b_legal[0].copy()  # the real legal ids of the step under way
 
     writer = SummaryWriter(Path(cfg.logs_dir) / cfg.run)
     finished: list[dict] = []
@@ -352,15 +364,22 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         with one_blas_thread():  # torch's threads hold the cores
             for t in range(T):
                 b_obs[t] = games.observations
-                _, b_count[t] = games.batch.legal_ids(out=b_legal[t])
+                _, b_count[t] = games.batch.legal_ids(out=played)
+                b_legal[t] = played
+                if cfg.other_play:  # the acting seat's view: its observation and legal ids renamed
+                    k = naming[np.arange(N), games.batch.current]
+                    b_obs[t] = np.take_along_axis(b_obs[t], seen_at[k], axis=1)
+                    b_legal[t] = renamed[k[:, None], played]
                 critic_inputs(cfg, games, out=b_state[t])
                 b_choice[t], b_logprob[t] = sample(policy.legal_logits(b_obs[t], b_legal[t], b_count[t]), rng)
-                b_reward[t], done, _ = games.step(b_legal[t, np.arange(N), b_choice[t]])
+                b_reward[t], done, _ = games.step(played[np.arange(N), b_choice[t]])
                 b_done[t] = done
                 ended = np.flatnonzero(done)
                 finished += [games.episode_stats(i) for i in ended]
                 if ended.size:
                     games.reset([None] * ended.size, ended)
+                    if cfg.other_play:
+                        naming[ended] = rng.integers(len(symmetries), size=(ended.size, cfg.players))
                 games.observe(masks=False)  # the legal ids come from the engine
                 global_step += N
         # The critic's values, which do not steer the play: one pass over the whole rollout, over
