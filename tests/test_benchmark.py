@@ -70,6 +70,27 @@ def test_a_reduced_protocol_run_writes_tables_and_curves_and_resumes(tmp_path: P
     assert (out / "p2-v1" / "random" / "seed_1" / "result.json").exists()
 
 
+def test_the_limits_of_the_game_are_rows_of_their_own_on_the_first_deals(tmp_path: Path, monkeypatch) -> None:
+    """``omniscient`` (it cheats) and ``pimc`` (it searches at play time) are reported apart from
+    the methods, on at most their ``games`` deals, and never seated as partners."""
+    import dataclasses
+
+    from tranquility_env.training import benchmark
+
+    monkeypatch.setitem(benchmark.ALGORITHMS, "pimc", dataclasses.replace(benchmark.ALGORITHMS["pimc"], games=2))
+    out, algorithms = tmp_path / "bench", ["random", "heuristic-no-search", "omniscient", "pimc"]
+    rows = benchmark.run(["p2-v1"], algorithms, seeds=1, scale=1, games=3, out=out, workers=1, teamwork_games=1)
+    by_name = {r["algorithm"]: r for r in rows}
+    assert by_name["omniscient"]["games"] == 3 and by_name["pimc"]["games"] == 2
+    assert by_name["omniscient"]["win_rate"] == 1.0 >= by_name["heuristic-no-search"]["win_rate"]
+    methods, limits = (out / "results.md").read_text().split("The limits of the game")
+    assert "| p2-v1 | heuristic-no-search | 1 |" in methods and "omniscient" not in methods
+    assert "| p2-v1 | omniscient (3 deals) | 1 |" in limits and "| p2-v1 | pimc (2 deals) | 1 |" in limits
+    assert "cheats" in limits
+    teams = json.loads((out / "results.json").read_text())["teamwork"]
+    assert [t["algorithm"] for t in teams] == ["random", "heuristic-no-search"]
+
+
 def test_a_killed_cell_resumes_its_trainer_from_the_last_checkpoint(tmp_path: Path, monkeypatch) -> None:
     from tranquility_env.training import benchmark, mappo
 

@@ -49,7 +49,9 @@ Train = Callable[[Task, int, int, Path], str]
 class Algorithm:
     """A row of the benchmark: a fixed bot (``budget`` 0) or a trainer with its budget at scale 1.
     ``teacher``: what a warm-started trainer starts from (its rows are reported apart); ``fits``:
-    the tasks it can run on (a warm start needs a teacher for the table)."""
+    the tasks it can run on (a warm start needs a teacher for the table); ``limit``: why a row
+    measures the game rather than a method (it cheats, or searches at play time), reported apart;
+    ``games``: at most this many evaluation deals (0: the run's), for the dear rows."""
 
     name: str
     about: str
@@ -57,6 +59,8 @@ class Algorithm:
     train: Train
     teacher: str = ""
     fits: Callable[[Task], bool] = lambda task: True
+    limit: str = ""
+    games: int = 0
 
 
 def bot(name: str) -> Train:
@@ -138,6 +142,22 @@ ALGORITHMS = {
             "Ray RLlib PPO from scratch (tranquility rllib's defaults, sampling in the driver)",
             16_000,
             trainer("rllib_train", "RllibConfig", num_env_runners=0),
+        ),
+        Algorithm(
+            "omniscient",
+            "the omniscient solver's winning line where it finds one, else the value model",
+            0,
+            bot("omniscient"),
+            limit="cheats: sees every hand and deck; a lower bound of the deal's ceiling",
+            games=200,
+        ),
+        Algorithm(
+            "pimc",
+            "Perfect-Information Monte Carlo: the solver on sampled deals in the end game",
+            0,
+            bot("pimc"),
+            limit="searches at play time, never trained",
+            games=200,
         ),
     )
 }
@@ -237,6 +257,7 @@ def run_cell(
         "curve": learning_curve(folder / "runs"),
         "bot": spec,
         "teacher": algo.teacher,
+        "limit": algo.limit,
         "games": games,
         **outcome,
         "hardware": hardware(),
@@ -353,6 +374,8 @@ def summarise(results: list[dict]) -> list[dict]:
                     "win_rate": rate,
                     "half_width": half,
                     "warm_start": cells[0].get("teacher", ""),
+                    "limit": cells[0].get("limit", ""),
+                    "games": cells[0].get("games"),
                 }
             )
     for row in rows:
@@ -389,28 +412,41 @@ def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[d
         "(heuristic's - random's) on the same task.",
         "",
     ]
-    for warm in (False, True):
-        chosen = [r for r in rows if bool(r["warm_start"]) == warm]
+    groups = (  # (which rows, the line above their table, the extra column: its title and row key)
+        (lambda r: not r["warm_start"] and not r.get("limit"), "", None),
+        (
+            lambda r: r["warm_start"],
+            "Warm-started (not comparable with the rows above: each starts from a teacher):",
+            ("starts from", "warm_start"),
+        ),
+        (
+            lambda r: r.get("limit"),
+            "The limits of the game (not methods: each cheats or searches at play time; on the first deals only):",
+            ("what it is", "limit"),
+        ),
+    )
+    for belongs, title, extra in groups:
+        chosen = [r for r in rows if belongs(r)]
         if not chosen:
             continue
-        if warm:
-            lines += ["", "Warm-started (not comparable with the rows above: each starts from a teacher):", ""]
+        if title:
+            lines += ["", title, ""]
         lines += [
             "| task | algorithm | seeds | budget (env steps) | score (0-45) | win rate | normalised score |"
-            + (" starts from |" if warm else ""),
-            "|---|---|---:|---:|---:|---:|---:|" + ("---|" if warm else ""),
+            + (f" {extra[0]} |" if extra else ""),
+            "|---|---|---:|---:|---:|---:|---:|" + ("---|" if extra else ""),
         ]
         for r in chosen:
             cells = [
                 r["task"],
-                r["algorithm"],
+                r["algorithm"] + (f" ({r['games']} deals)" if r.get("limit") else ""),
                 r["seeds"],
                 f"{r['budget_steps']:,}",
                 f"{r['score']:.1f} ± {_half(r['score_half_width'], '.1f')}",
                 f"{r['win_rate']:.1%} ± {_half(r['half_width'], '.1%')}",
                 "-" if r["normalised_score"] is None else f"{r['normalised_score']:.2f}",
             ]
-            lines.append("| " + " | ".join(str(c) for c in cells + ([r["warm_start"]] if warm else [])) + " |")
+            lines.append("| " + " | ".join(str(c) for c in cells + ([r[extra[1]]] if extra else [])) + " |")
     commits = ", ".join(dict.fromkeys(r["commit"] for r in results))
     hours = (sum(r.get("seconds", 0) for r in results) + sum(t.get("seconds", 0) for t in teams)) / 3600
     lines += [
@@ -547,14 +583,16 @@ def run(
                 print(f"{task.name} {algo.name}: not run ({algo.about})", flush=True)
                 continue
             budget = max(1, round(algo.budget * scale)) if algo.budget else 0
+            deals = min(games, algo.games) if algo.games else games
             cells = []
             for seed in range(seeds):
                 folder = out / task.name / algo.name.replace(":", "_") / f"seed_{seed}"
                 same = cells[0] if cells and not algo.budget else None  # a fixed bot: seeds play alike
-                cells.append(run_cell(task, algo, seed, budget, games, folder, workers, same))
+                cells.append(run_cell(task, algo, seed, budget, deals, folder, workers, same))
                 print(f"{task.name} {algo.name} seed {seed}: {cells[-1]['win_rate']:.1%}", flush=True)
             results += cells
-            if teamwork_games and (team := teamwork(task, algo.name, cells, teamwork_games, out, workers)):
+            partnered = teamwork_games and not algo.limit  # a limit is never a partner
+            if partnered and (team := teamwork(task, algo.name, cells, teamwork_games, out, workers)):
                 teams.append(team)
     rows = summarise(results)
     write_tables(out, results, rows, teams)
