@@ -126,6 +126,7 @@ def test_a_symmetrised_bot_plays_the_mean_log_probability_over_the_colour_symmet
     assert (tmp_path / "sym" / "policy.safetensors").read_bytes() == Path(plain.path, "policy.safetensors").read_bytes()
     symmetrised = make_bot(f"policy:{tmp_path / 'sym'}")
     assert len(symmetrised.symmetries) == 6 and not plain.symmetries
+    assert symmetrised.about["source_made_by"] == plain.about["made_by"]  # the command that trained it
     game, rng, unequal = Game.new({"players": 3}, 2), np.random.default_rng(0), 0
     for _ in range(25):
         observation, legal = encoding.observation(game, game.current), np.asarray(game.legal_actions())

@@ -24,11 +24,13 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     try:
+        made_before = checkpoint.load(args.source)[0].get("made_by", "")
         folder = checkpoint.copy(
             args.source,
             args.target,
             symmetrised=True,
             made_by="tranquility symmetrise " + " ".join(argv),
+            source_made_by=made_before,  # the command that trained the network
         )
     except checkpoint.CheckpointError as err:
         parser.error(str(err))
