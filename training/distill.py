@@ -69,6 +69,7 @@ __all__ = [
     "fit",
     "likeliest",
     "main",
+    "relabelled",
     "targets",
 ]
 
