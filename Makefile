@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test train bots bench benchmark results results-symmetrised results-own-search results-expert results-modules results-strangers results-cross-play \
+.PHONY: test train bots other-play bench benchmark results results-symmetrised results-own-search results-expert results-modules results-strangers results-cross-play \
 	limits screenshots load-test clean
 
 $(BIN)/python:
@@ -55,6 +55,20 @@ bots: $(VENV)/.installed
 			$(BIN)/tranquility distill --config configs/distill.yaml players=$$P \
 				init_actor=checkpoints/p$${P}_mappo/final run=p$${P}_distill || exit 1; \
 		$(BIN)/tranquility symmetrise checkpoints/p$${P}_distill/final checkpoints/p$${P}_symmetrised/final || exit 1; \
+	done
+
+# Other-Play fine-tuning of the shipped bots (PLAYERS=3 for one count): MAPPO from the shipped bot
+# with each seat seeing its own colour renaming, 10 million steps (resumed where it stopped), then
+# the bot played over its colour symmetries. Bots in checkpoints/p<P>_other_play{,_symmetrised}/final.
+other-play: $(VENV)/.installed
+	for P in $(PLAYERS); do \
+		[ -f checkpoints/p$${P}_other_play/final/bot.json ] || \
+			$(BIN)/tranquility mappo $(FINETUNE) players=$$P other_play=true total_steps=10000000 \
+				init_actor=$$($(BIN)/python -c "from tranquility_env.bots import shipped_bot; print(shipped_bot($$P))") \
+				final_eval_games=0 run=p$${P}_other_play \
+				$$([ -f checkpoints/p$${P}_other_play/resume.pt ] && echo --resume) || exit 1; \
+		$(BIN)/tranquility symmetrise checkpoints/p$${P}_other_play/final \
+			checkpoints/p$${P}_other_play_symmetrised/final || exit 1; \
 	done
 
 # The peers the benchmark compares against. hanabi_learning_environment builds with CMake, and
