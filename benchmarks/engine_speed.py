@@ -385,7 +385,7 @@ def bench_decisions(spec: str, games: int, config: Config | None = None) -> dict
     table = "".join(f", {k}={v}" for k, v in config.to_dict().items() if base[k] != v)
     head = f"{spec}, {config.players} players{table}, one core"
     print(f"{head}: {len(seconds)} decisions of {games} games; seconds per decision")
-    print(" | ".join(f"{name} {value:.3f}" for name, value in figures.items()))
+    print(" | ".join(f"{name} {value:.3g}" for name, value in figures.items()))
     return figures
 
 
