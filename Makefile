@@ -65,7 +65,7 @@ other-play: $(VENV)/.installed
 		[ -f checkpoints/p$${P}_other_play/final/bot.json ] || \
 			$(BIN)/tranquility mappo $(FINETUNE) players=$$P other_play=true total_steps=10000000 \
 				init_actor=$$($(BIN)/python -c "from tranquility_env.bots import shipped_bot; print(shipped_bot($$P))") \
-				final_eval_games=0 run=p$${P}_other_play \
+				checkpoint_every=1000000 eval_every=1000000 final_eval_games=0 run=p$${P}_other_play \
 				$$([ -f checkpoints/p$${P}_other_play/resume.pt ] && echo --resume) || exit 1; \
 		$(BIN)/tranquility symmetrise checkpoints/p$${P}_other_play/final \
 			checkpoints/p$${P}_other_play_symmetrised/final || exit 1; \
