@@ -347,7 +347,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     seen_at = np.stack([symmetry.observation_index(s) for s in symmetries])
     renamed = np.stack([symmetry.action_image(s) for s in symmetries])
     naming = np.random.default_rng(cfg.seed + global_step).integers(len(symmetries), size=(N, cfg.players))
-    played = b_legal[0].copy()  # the real legal ids of the step under way
+    played = np.zeros_like(b_legal[0])  # the real legal ids of the step under way
 
     writer = SummaryWriter(Path(cfg.logs_dir) / cfg.run)
     finished: list[dict] = []

@@ -20,7 +20,7 @@ import itertools
 import numpy as np
 
 from tranquility_env import encoding
-from tranquility_env.rules import actions, board, cards
+from tranquility_env.rules import actions, cards
 from tranquility_env.rules.config import Config
 from tranquility_env.rules.game import EMPTY, Game
 
@@ -39,6 +39,13 @@ __all__ = [
 IDENTITY = (0, 1, 2)
 _ALL = tuple(itertools.permutations(range(3)))
 _K, _A = cards.N_KINDS, cards.N_ASCENT
+# The blocks of ``encoding``'s layouts that hold a colour one-hot (G, B, R) in each row: the row's
+# width (None: the whole block is one row) and where the one-hot starts in it.
+_COLOUR_ONE_HOTS = {
+    "mountain": (encoding.SLOT_FEATURES, 13),  # after empty and number 1..12
+    "pending": (None, 17),  # after kind 4, cards owed and the moving card's number 1..12
+    "open rows": (encoding.ROW_FEATURES, 15),  # after has-open, reference none/1..12 and colour none
+}
 
 
 def colour_symmetries(config: Config) -> tuple[tuple[int, int, int], ...]:
@@ -74,30 +81,26 @@ def kind_map(sigma: tuple[int, int, int]) -> np.ndarray:
 
 
 @functools.cache
-def action_index(sigma: tuple[int, int, int]) -> np.ndarray:
-    """For each action id of the relabelled game, the action id of the real game it stands for."""
-    image = np.empty(actions.N_ACTIONS, dtype=np.int64)  # image[a]: the id that a becomes
-    kinds = kind_map(sigma)
+def action_image(sigma: tuple[int, int, int]) -> np.ndarray:
+    """For each action id of the real game, the action id it becomes in the relabelled one."""
+    kinds, out = kind_map(sigma), np.arange(actions.N_ACTIONS)
     for a, (move, x, y) in enumerate(actions.DECODE):
         if move == actions.PLAY:
-            image[a] = kinds[x] * board.N_SLOTS + y
+            out[a] = actions.play_id(kinds[x], y)
         elif move == actions.CAMP:
-            image[a] = actions.camp_id(sigma[cards.COLOUR[x]], y)
+            out[a] = actions.camp_id(sigma[cards.COLOUR[x]], y)
         elif move == actions.DISCARD:
-            image[a] = actions.DISCARD_ID[kinds[x]][kinds[y]]
+            out[a] = actions.DISCARD_ID[kinds[x]][kinds[y]]
         elif move == actions.PAY:
-            image[a] = actions.FIRST[actions.PAY] + kinds[x]
-        else:
-            image[a] = a
-    out = np.argsort(image)
+            out[a] = actions.FIRST[actions.PAY] + kinds[x]
     out.flags.writeable = False
     return out
 
 
 @functools.cache
-def action_image(sigma: tuple[int, int, int]) -> np.ndarray:
-    """For each action id of the real game, the action id it becomes in the relabelled one."""
-    out = np.argsort(action_index(sigma))
+def action_index(sigma: tuple[int, int, int]) -> np.ndarray:
+    """For each action id of the relabelled game, the action id of the real game it stands for."""
+    out = np.argsort(action_image(sigma))
     out.flags.writeable = False
     return out
 
@@ -166,11 +169,9 @@ def _layout_index(layout: list, sigma: tuple[int, int, int]) -> np.ndarray:
             block[kinds[:_A]] = np.arange(_A * block.shape[1]).reshape(_A, -1)
         elif name == "hand best fit":
             block[kinds[:_A]] = np.arange(_A)
-        elif name in ("mountain", "pending", "open rows"):
-            width, first = {"mountain": (encoding.SLOT_FEATURES, 13), "pending": (size, 17)}.get(
-                name, (encoding.ROW_FEATURES, 15)
-            )
-            block = block.reshape(-1, width)
+        elif name in _COLOUR_ONE_HOTS:
+            width, first = _COLOUR_ONE_HOTS[name]
+            block = block.reshape(-1, width or size)
             block[:, first + colours] = block[:, first : first + 3].copy()
         out.append(block.ravel() + at)
         at += size

@@ -47,6 +47,7 @@ __all__ = [
     "STOP",
     "camp_id",
     "from_string",
+    "play_id",
     "to_string",
 ]
 
