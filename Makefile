@@ -42,10 +42,10 @@ train: $(VENV)/.installed
 	$(BIN)/tranquility evaluate --players 3 --team policy:checkpoints/p3_main/final --team heuristic --team random
 
 # A learned bot per player count from nothing, the way the shipped bots were made (PLAYERS=3 for
-# one count): tranquility train (imitation, then PPO), MAPPO fine-tuning, search distillation, and
-# the distilled bot played over its colour symmetries (tranquility symmetrise). Each step is skipped
-# once its final bot exists and MAPPO resumes from its last checkpoint, so a stopped run goes on
-# where it was. Bots in checkpoints/p<P>_{base,mappo,distill,symmetrised}/final.
+# one count): tranquility train (imitation, then PPO), MAPPO fine-tuning, search distillation, then
+# make other-play from the distilled bot. Each step is skipped once its final bot exists and MAPPO
+# resumes from its last checkpoint, so a stopped run goes on where it was. Bots in
+# checkpoints/p<P>_{base,mappo,distill,op,op_symmetrised}/final; the last is the one to play.
 PLAYERS ?= 1 2 3 4 5
 bots: $(VENV)/.installed
 	for P in $(PLAYERS); do \
@@ -58,22 +58,28 @@ bots: $(VENV)/.installed
 		[ -f checkpoints/p$${P}_distill/final/bot.json ] || \
 			$(BIN)/tranquility distill --config configs/distill.yaml players=$$P \
 				init_actor=checkpoints/p$${P}_mappo/final run=p$${P}_distill || exit 1; \
-		$(BIN)/tranquility symmetrise checkpoints/p$${P}_distill/final checkpoints/p$${P}_symmetrised/final || exit 1; \
+		from=checkpoints/p$${P}_distill/final; run=p$${P}_op; $(OTHER_PLAY); \
 	done
 
-# Other-Play fine-tuning of the shipped bots (PLAYERS=3 for one count): MAPPO from the shipped bot
-# with each seat seeing its own colour renaming, 10 million steps (resumed where it stopped), then
-# the bot played over its colour symmetries. Bots in checkpoints/p<P>_other_play{,_symmetrised}/final.
+# Other-Play fine-tuning (PLAYERS=3 for one count): MAPPO from the bot FROM with each seat seeing its
+# own colour renaming, 10 million steps (resumed where it stopped), then the bot played over its
+# colour symmetries. FROM defaults to the distilled bot in checkpoints/shipped/ that the shipped
+# bots were fine-tuned from (p1_distill_mappo solo, p<P>_distill at 2-5 players), RUN to
+# p<P>_other_play. Bots in checkpoints/<RUN>{,_symmetrised}/final.
 other-play: $(VENV)/.installed
 	for P in $(PLAYERS); do \
-		[ -f checkpoints/p$${P}_other_play/final/bot.json ] || \
-			$(BIN)/tranquility mappo $(FINETUNE) players=$$P other_play=true total_steps=10000000 \
-				init_actor=$$($(BIN)/python -c "from tranquility_env.bots import shipped_bot; print(shipped_bot($$P))") \
-				checkpoint_every=1000000 eval_every=1000000 final_eval_games=0 run=p$${P}_other_play \
-				$$([ -f checkpoints/p$${P}_other_play/resume.pt ] && echo --resume) || exit 1; \
-		$(BIN)/tranquility symmetrise checkpoints/p$${P}_other_play/final \
-			checkpoints/p$${P}_other_play_symmetrised/final || exit 1; \
+		from="$(FROM)"; [ -n "$$from" ] || from=$$(ls -d checkpoints/shipped/p$${P}_distill*/final); \
+		run="$(RUN)"; [ -n "$$run" ] || run=p$${P}_other_play; \
+		$(OTHER_PLAY); \
 	done
+
+# The Other-Play step of the two loops above, for the player count $$P, from the bot $$from, into
+# checkpoints/$$run: a shell fragment (a variable's lines join into one).
+OTHER_PLAY = [ -f checkpoints/$$run/final/bot.json ] || \
+	$(BIN)/tranquility mappo $(FINETUNE) players=$$P other_play=true total_steps=10000000 init_actor=$$from \
+		checkpoint_every=1000000 eval_every=1000000 final_eval_games=0 run=$$run \
+		$$([ -f checkpoints/$$run/resume.pt ] && echo --resume) || exit 1; \
+	$(BIN)/tranquility symmetrise checkpoints/$$run/final checkpoints/$${run}_symmetrised/final || exit 1
 
 # The peers the benchmark compares against. hanabi_learning_environment builds with CMake, and
 # CMake >= 4 refuses its old cmake_minimum_required unless told the policy version.
@@ -102,12 +108,14 @@ results: $(VENV)/.installed
 			--team random --team heuristic --team heuristic-no-search --team policy || exit 1; \
 	done
 
-# docs/results.md, "Symmetrised": each shipped bot beside its copy played over the colour symmetries
-# (checkpoints/shipped/p<P>_symmetrised, made by tranquility symmetrise), paired on the same deals.
+# docs/results.md, "Symmetrised": each distilled bot (the shipped bots before 2026-12-07) beside its
+# copy played over the colour symmetries (checkpoints/shipped/p<P>_symmetrised, made by tranquility
+# symmetrise), paired on the same deals.
 results-symmetrised: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/symmetrised \
-			--team policy --team policy:checkpoints/shipped/p$${P}_symmetrised/final || exit 1; \
+			--team policy:$$(ls -d checkpoints/shipped/p$${P}_distill*/final) \
+			--team policy:checkpoints/shipped/p$${P}_symmetrised/final || exit 1; \
 	done
 
 # docs/results.md, "With an end-game search": the shipped bots with the search over their own rollouts.

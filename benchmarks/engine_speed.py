@@ -394,10 +394,13 @@ def bench_policy(games: int, runs: int) -> dict[str, float]:
     path, the positions timed and on how many the two paths made the same move."""
     import numpy as np
 
-    from tranquility_env import encoding
+    from tranquility_env import checkpoint, encoding
     from tranquility_env.bots import PolicyBot, shipped_bot
 
-    policy = PolicyBot.load(shipped_bot(3))
+    # the shipped bot's network alone (one pass, not its mean over the colour symmetries), as the
+    # dense pass below computes it
+    about, layers, head = checkpoint.load(shipped_bot(3))
+    policy = PolicyBot({**about, "symmetrised": False}, layers, head)
     positions = []
     for i in range(games):
         game = Game.new({"players": 3}, EVALUATION_DEALS + i)
@@ -416,7 +419,7 @@ def bench_policy(games: int, runs: int) -> dict[str, float]:
         )
 
     timed = {"PolicyBot.act": lambda o, m: policy.act(o, m, {}), "dense forward pass": dense}
-    print(f"PolicyBot (shipped p3), one core; {len(positions)} positions of {games} games; median of {runs} runs")
+    print(f"PolicyBot (shipped p3, one pass); {len(positions)} positions of {games} games; median of {runs} runs")
     medians = {}
     for label, act in timed.items():
         per_decision = []

@@ -119,7 +119,7 @@ def test_policy_seats_the_strongest_shipped_bot_of_the_player_count(players: int
     from tranquility_env.bots import PolicyBot, shipped_bot
     from tranquility_env.play import seat_bots
 
-    strongest = {2: "p2_distill", 3: "p3_distill", 4: "p4_distill", 5: "p5_distill"}[players]
+    strongest = {2: "p2_other_play", 3: "p3_other_play", 4: "p4_other_play", 5: "p5_other_play"}[players]
     bots, names = seat_bots(["policy"], Config(players=players), human=0, seed=1)
     assert names[0] == "human" and all(n.endswith(f"checkpoints/shipped/{strongest}/final") for n in names[1:])
     assert all(isinstance(b, PolicyBot) and b.config.players == players for b in bots.values())

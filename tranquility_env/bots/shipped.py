@@ -13,7 +13,7 @@ import tranquility_env.checkpoints
 __all__ = ["SHIPPED_BOTS", "shipped_bot"]
 
 SHIPPED = Path(next(iter(tranquility_env.checkpoints.__path__))) / "shipped"
-SHIPPED_BOTS = {1: "p1_distill_mappo", 2: "p2_distill", 3: "p3_distill", 4: "p4_distill", 5: "p5_distill"}
+SHIPPED_BOTS = {1: "p1_other_play", 2: "p2_other_play", 3: "p3_other_play", 4: "p4_other_play", 5: "p5_other_play"}
 
 
 def shipped_bot(players: int) -> str:
