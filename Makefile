@@ -68,10 +68,14 @@ bots: $(VENV)/.installed
 # p<P>_other_play. Bots in checkpoints/<RUN>{,_symmetrised}/final.
 other-play: $(VENV)/.installed
 	for P in $(PLAYERS); do \
-		from="$(FROM)"; [ -n "$$from" ] || from=$$(ls -d checkpoints/shipped/p$${P}_distill*/final); \
+		from="$(FROM)"; [ -n "$$from" ] || from=$(DISTILLED); \
 		run="$(RUN)"; [ -n "$$run" ] || run=p$${P}_other_play; \
 		$(OTHER_PLAY); \
 	done
+
+# The distilled bot of the player count $$P in checkpoints/shipped/ (the shipped bots before
+# 2026-12-07, from which the shipped Other-Play bots were fine-tuned): solo p1_distill_mappo.
+DISTILLED = checkpoints/shipped/p$${P}_distill$$([ $$P = 1 ] && echo _mappo)/final
 
 # The Other-Play step of the two loops above, for the player count $$P, from the bot $$from, into
 # checkpoints/$$run: a shell fragment (a variable's lines join into one).
@@ -114,7 +118,7 @@ results: $(VENV)/.installed
 results-symmetrised: $(VENV)/.installed
 	for P in 1 2 3 4 5; do \
 		$(BIN)/tranquility evaluate --players $$P --games 1000 --out results/symmetrised \
-			--team policy:$$(ls -d checkpoints/shipped/p$${P}_distill*/final) \
+			--team policy:$(DISTILLED) \
 			--team policy:checkpoints/shipped/p$${P}_symmetrised/final || exit 1; \
 	done
 

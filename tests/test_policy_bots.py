@@ -56,7 +56,7 @@ SHIPPED = [Path(bots.shipped_bot(players)) for players in sorted(bots.SHIPPED_BO
 
 
 @pytest.mark.parametrize("folder", SHIPPED, ids=lambda f: f.parent.name)
-def test_shipped_bots_load_for_the_table_of_their_run_and_play_a_game(folder: Path) -> None:
+def test_shipped_bots_load_for_the_table_their_folder_names_and_play_a_game(folder: Path) -> None:
     bot = PolicyBot.load(str(folder))
     # shipped bots play the base game of the player count their folder's name starts with (p<P>_...)
     assert bot.config == Config(players=int(folder.parent.name[1]))
