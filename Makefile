@@ -99,10 +99,13 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/engine_speed.py --heuristic
 	$(BIN)/python benchmarks/training_speed.py
 
-# docs/reference/: the benchmark's reference run (every task and algorithm, 3 seeds, the default
-# budgets; about 3 hours on 2 cores). It resumes where it stopped; docs/benchmark.md quotes its tables.
+# docs/reference_p3/: the benchmark's reference run, protocol 3: the quick tier (1 million env
+# steps a learner) for every task and algorithm, then the standard tier (10 million) for MAPPO and
+# IPPO on p3-v1; 3 seeds. Each resumes where it stopped. docs/reference/ keeps protocol 2's run.
 benchmark: $(VENV)/.installed
-	$(BIN)/tranquility benchmark --out docs/reference
+	$(BIN)/tranquility benchmark --tier quick --out docs/reference_p3/quick
+	$(BIN)/tranquility benchmark --tier standard --tasks p3-v1 --algorithms random,heuristic,mappo,ippo \
+		--out docs/reference_p3/standard
 
 # docs/results.md, "Every team alone": random, the heuristic with and without its search, and the
 # shipped bot of each player count, on the same 1,000 evaluation deals (JSON and PNG in results/).

@@ -1,16 +1,14 @@
-"""The benchmark: ``tranquility benchmark [--tasks T,..] [--algorithms A,..] [--seeds 3] [--scale 1] [--out DIR]``.
+"""The benchmark: ``tranquility benchmark [--tier quick] [--tasks T,..] [--algorithms A,..] [--seeds 3] [--out DIR]``.
 
 Every algorithm on every named task (``tranquility_env.tasks``) with every seed: a learning
-algorithm trains from scratch within a budget of env steps (``--scale`` multiplies the budgets),
-then its bot, like a fixed bot's, plays the task's evaluation deals. Each cell is kept as
-``DIR/<task>/<algorithm>/seed_<s>/result.json`` the moment it is done, so an interrupted run
-resumes where it stopped; ``DIR/protocol.json`` pins the protocol and task versions, and a run
-directory of another version is refused. At the end: ``results.json``, ``results.csv`` and
-``results.md`` (per task and algorithm, the mean win rate over seeds with its 95% interval) and,
-for the learning algorithms, time-to-score curves (``curves_<task>.png``: the win rate on tuning
-deals during training against env steps and against wall-clock). With ``--teamwork-games N``
-(default 200) the tables also give each algorithm's ad-hoc score beside every test partner of
-the pool and the cross-play of its seeds' bots (``teamwork``).
+algorithm trains from scratch within its tier's budget of env steps (``TIERS``; ``--scale``
+multiplies it for a reduced run), then its bot, like a fixed bot's, plays the task's evaluation
+deals. Each cell is kept as ``DIR/<task>/<algorithm>/seed_<s>/result.json`` the moment it is
+done, so an interrupted run resumes where it stopped; ``DIR/protocol.json`` pins the protocol, the
+tier and the task versions, and a run directory of another is refused. At the end the report
+(``benchmark_report``): ``results.json``, ``results.csv``, ``results.md`` and ``curves_<task>.png``.
+With ``--teamwork-games N`` (default 200) the tables also give each algorithm's ad-hoc score
+beside every test partner of the pool and the cross-play of its seeds' bots (``teamwork``).
 
 A new method enters as ``--algorithms my_package.module:function``: ``function(task, seed,
 budget, folder)`` trains within ``budget`` env steps (files under ``folder``) and returns a bot
@@ -21,11 +19,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import importlib
 import json
 import math
 import platform
+import resource
 import statistics
 import subprocess
 import time
@@ -37,27 +35,36 @@ from tranquility_env import encoding, rules, tasks
 from tranquility_env.rules.config import Config
 from tranquility_env.table_args import parse_fields
 from tranquility_env.tasks import Task
+from tranquility_env.training.benchmark_report import curves, summarise, write_tables
 
-__all__ = ["ALGORITHMS", "PROTOCOL_VERSION", "main", "run", "score", "summarise", "trainer", "write_tables"]
+__all__ = ["ALGORITHMS", "PROTOCOL_VERSION", "TIERS", "main", "run", "trainer"]
 
-PROTOCOL_VERSION = 2  # 2: smaller default budgets (docs/benchmark.md says why)
+# 3: budgets in tiers, every learner's curve with its cards, CPU-hours, losses and a warm start's
+# step 0 in each cell; 2: smaller fixed budgets (docs/benchmark.md says why)
+PROTOCOL_VERSION = 3
+TIERS = {"quick": 1_000_000, "standard": 10_000_000}  # env steps of every learning algorithm
+CURVE_POINTS = 10  # periodic evaluations of a training run: the curves and the steps to a score
+CARDS_TAG = "eval/cards_on_mountain"  # what the trainers log beside eval/win_rate
 CUSTOM = "custom"  # the task name of a table given with --custom
 Train = Callable[[Task, int, int, Path], str]
 
 
 @dataclass(frozen=True)
 class Algorithm:
-    """A row of the benchmark: a fixed bot (``budget`` 0) or a trainer with its budget at scale 1.
-    ``teacher``: what a warm-started trainer starts from (its rows are reported apart); ``fits``:
-    the tasks it can run on (a warm start needs a teacher for the table); ``limit``: why a row
-    measures the game rather than a method (it cheats, or searches at play time), reported apart;
-    ``games``: at most this many evaluation deals (0: the run's), for the dear rows."""
+    """A row of the benchmark: a fixed bot or a trainer (``learns``: it gets the tier's budget).
+    ``teacher``: what a warm-started trainer starts from (its rows are reported apart), and
+    ``start`` the bot it starts as (made under the cell's folder), whose step-0 result is kept
+    beside the trained one; ``fits``: the tasks it can run on (a warm start needs a teacher for
+    the table); ``limit``: why a row measures the game rather than a method (it cheats, or
+    searches at play time), reported apart; ``games``: at most this many evaluation deals (0:
+    the run's), for the dear rows."""
 
     name: str
     about: str
-    budget: int
     train: Train
+    learns: bool = True
     teacher: str = ""
+    start: Callable[[Task, Path], str] | None = None
     fits: Callable[[Task], bool] = lambda task: True
     limit: str = ""
     games: int = 0
@@ -71,9 +78,10 @@ RESUME_STATE = {"mappo": "resume.pt", "train": "resume.zip", "rllib_train": "rll
 
 
 def trainer(module: str, config_class: str, **settings: object) -> Train:
-    """One of this package's trainers from scratch, on the task's table, with ``budget`` steps;
-    its periodic evaluations (on tuning deals) draw the time-to-score curve. A cell killed after a
-    checkpoint goes on from it (the trainer's ``--resume``, ``RESUME_STATE`` the file it reads)."""
+    """One of this package's trainers on the task's table, with ``budget`` steps; its
+    ``CURVE_POINTS`` periodic evaluations (on tuning deals) draw the time-to-score curve. A cell
+    killed after a checkpoint goes on from it (the trainer's ``--resume``, ``RESUME_STATE`` the
+    file it reads)."""
 
     def train(task: Task, seed: int, budget: int, folder: Path) -> str:
         trainers = importlib.import_module(f"tranquility_env.training.{module}")
@@ -81,8 +89,8 @@ def trainer(module: str, config_class: str, **settings: object) -> Train:
             config=task.config,
             seed=seed,
             total_steps=budget,
-            checkpoint_every=max(1, budget // 5),
-            eval_every=max(1, budget // 5),
+            checkpoint_every=max(1, budget // CURVE_POINTS),
+            eval_every=max(1, budget // CURVE_POINTS),
             final_eval_games=1,
             checkpoints_dir=str(folder / "checkpoints"),
             logs_dir=str(folder / "runs"),
@@ -95,16 +103,31 @@ def trainer(module: str, config_class: str, **settings: object) -> Train:
     return train
 
 
-def warm_mappo(task: Task, seed: int, budget: int, folder: Path) -> str:
-    """MAPPO started from the shipped bot of the task's table (its network), the critic trained
-    alone for the first updates so that the actor keeps its play."""
+# The fine-tune recipe the shipped bots were made with (the Makefile's FINETUNE and OTHER_PLAY):
+# a low learning rate, no entropy bonus, the critic trained alone first, Other-Play.
+FINE_TUNE = {"learning_rate": 5e-5, "ent_coef": 0.0, "critic_warmup": 25, "other_play": True}
+
+
+def warm_start(task: Task, folder: Path) -> str:
+    """The network of the shipped bot of the task's table, played as one network (the shipped bot
+    plays it over its colour symmetries), copied to ``folder/start``: what ``warm_mappo`` trains."""
     from tranquility_env import checkpoint
     from tranquility_env.bots import shipped_bot
 
-    start = shipped_bot(task.config.players)
+    start = folder / "start"
+    if not start.is_dir():  # checkpoint.copy writes the folder whole or not at all
+        checkpoint.copy(shipped_bot(task.config.players), start, symmetrised=False)
+    return f"policy:{start}"
+
+
+def warm_mappo(task: Task, seed: int, budget: int, folder: Path) -> str:
+    """MAPPO from the shipped bot's network (``warm_start``) with the fine-tune recipe."""
+    from tranquility_env import checkpoint
+
+    start = warm_start(task, folder).removeprefix("policy:")
     about = checkpoint.load(start)[0]
     network = {"hidden": about["hidden"], "activation": about["activation"]}
-    return trainer("mappo", "MappoConfig", init_actor=start, critic_warmup=4, **network)(task, seed, budget, folder)
+    return trainer("mappo", "MappoConfig", init_actor=start, **FINE_TUNE, **network)(task, seed, budget, folder)
 
 
 def has_shipped_bot(task: Task) -> bool:
@@ -113,49 +136,49 @@ def has_shipped_bot(task: Task) -> bool:
     return task.config == Config(players=task.config.players) and task.config.players in SHIPPED_BOTS
 
 
+# From scratch: no imitation, no teacher, no hand-written value or partner in training, no
+# checkpoint to start from, no shaping beyond cards placed; each learner with the settings its
+# trainer uses from scratch (MaskablePPO: the shared RunConfig defaults, not the fine-tune
+# settings its imitation recipe keeps).
 ALGORITHMS = {
     a.name: a
     for a in (
-        Algorithm("random", "uniform over the legal moves", 0, bot("random")),
-        Algorithm("heuristic-no-search", "the hand-written value model alone", 0, bot("heuristic-no-search")),
-        Algorithm("heuristic", "the value model with its end-game search", 0, bot("heuristic")),
-        Algorithm(
-            "mappo", "MAPPO from scratch (tranquility mappo's defaults)", 100_000, trainer("mappo", "MappoConfig")
-        ),
-        Algorithm("ippo", "IPPO from scratch (tranquility ippo's defaults)", 100_000, trainer("mappo", "IppoConfig")),
+        Algorithm("random", "uniform over the legal moves", bot("random"), learns=False),
+        Algorithm("heuristic-no-search", "the hand-written value model alone", bot("heuristic-no-search"), False),
+        Algorithm("heuristic", "the value model with its end-game search", bot("heuristic"), learns=False),
+        Algorithm("mappo", "MAPPO from scratch (tranquility mappo's defaults)", trainer("mappo", "MappoConfig")),
+        Algorithm("ippo", "IPPO from scratch (tranquility ippo's defaults)", trainer("mappo", "IppoConfig")),
         Algorithm(
             "maskable-ppo",
-            "MaskablePPO from scratch (tranquility train without imitation)",
-            25_000,
-            trainer("train", "TrainConfig", pretrain_games=0),
+            "MaskablePPO from scratch (tranquility train without imitation, learning rate 3e-4, entropy 0.01)",
+            trainer("train", "TrainConfig", pretrain_games=0, learning_rate=3e-4, ent_coef=0.01),
         ),
         Algorithm(
             "mappo-warm",
-            "MAPPO from the shipped bot of the table (base game only)",
-            100_000,
+            "MAPPO from the shipped bot's network with the fine-tune recipe (base game only)",
             warm_mappo,
-            teacher="the shipped bot",
+            teacher="the shipped bot's network",
+            start=warm_start,
             fits=has_shipped_bot,
         ),
         Algorithm(
             "rllib-ppo",
             "Ray RLlib PPO from scratch (tranquility rllib's defaults, sampling in the driver)",
-            16_000,
             trainer("rllib_train", "RllibConfig", num_env_runners=0),
         ),
         Algorithm(
             "omniscient",
             "the omniscient solver's winning line where it finds one, else the value model",
-            0,
             bot("omniscient"),
+            learns=False,
             limit="cheats: sees every hand and deck; a lower bound of the deal's ceiling",
             games=200,
         ),
         Algorithm(
             "pimc",
             "Perfect-Information Monte Carlo: the solver on sampled deals in the end game",
-            0,
             bot("pimc"),
+            learns=False,
             limit="searches at play time, never trained",
             games=200,
         ),
@@ -174,7 +197,7 @@ def algorithm(name: str) -> Algorithm:
             train = getattr(importlib.import_module(module), function)
         except (ImportError, AttributeError) as err:
             raise ValueError(f"algorithm {name!r}: cannot load {function} from {module} ({err})") from None
-        return Algorithm(name, f"{module}.{function}", 100_000, train)
+        return Algorithm(name, f"{module}.{function}", train)
     raise ValueError(f"unknown algorithm {name!r}; the algorithms are {', '.join(ALGORITHMS)} or module:function")
 
 
@@ -184,26 +207,29 @@ def custom_task(config: Config) -> Task:
     return Task(CUSTOM, config, "a table given on the command line", 0, rules.RULES_VERSION, encoding.VERSION)
 
 
-def protocol(chosen: list[Task]) -> dict:
-    """What a run directory is pinned to: each task's versions (a custom task's config too)."""
+def protocol(chosen: list[Task], tier: str) -> dict:
+    """What a run directory is pinned to: the protocol, the tier, each task's versions (a custom
+    task's config too)."""
     pins = {}
     for t in chosen:
         custom = [t.config.to_dict()] if t.name == CUSTOM else []
         pins[t.name] = [t.version, t.rules_version, t.observation_version, *custom]
-    return {"protocol": PROTOCOL_VERSION, "tasks": pins}
+    return {"protocol": PROTOCOL_VERSION, "tier": tier, "tasks": pins}
 
 
-def check_run_dir(out: Path, chosen: list[Task]) -> None:
-    """Create ``out`` for this protocol, or accept it if it was made for this one; refuse another."""
+def check_run_dir(out: Path, chosen: list[Task], tier: str) -> None:
+    """Create ``out`` for this protocol and tier, or accept it if it was made for them; refuse another."""
     task_names = [t.name for t in chosen]
-    want = protocol(chosen)
+    want = protocol(chosen, tier)
     pinned = out / "protocol.json"
     if pinned.exists():
         have = json.loads(pinned.read_text())
-        if have.get("protocol") != PROTOCOL_VERSION or any(
-            have.get("tasks", {}).get(name, want["tasks"][name]) != want["tasks"][name] for name in task_names
+        if (
+            have.get("protocol") != PROTOCOL_VERSION
+            or have.get("tier") != tier
+            or any(have.get("tasks", {}).get(name, want["tasks"][name]) != want["tasks"][name] for name in task_names)
         ):
-            raise ValueError(f"{out} holds a benchmark of another version ({have}); use another --out")
+            raise ValueError(f"{out} holds a benchmark of another version or tier ({have}); use another --out")
         have["tasks"] = {**have.get("tasks", {}), **want["tasks"]}
         want = have
     out.mkdir(parents=True, exist_ok=True)
@@ -229,23 +255,19 @@ def run_cell(
     """Train (if a learning algorithm) and evaluate one cell; its result, also written to ``folder``.
     ``same``: a cell of this fixed bot already played on these deals (its bots are seeded by the
     deal, so another seed plays every game alike), whose outcome is taken instead of playing again."""
-    from tranquility_env.training.evaluate import evaluate
-
     result_file = folder / "result.json"
     if result_file.exists():
         return json.loads(result_file.read_text())
     folder.mkdir(parents=True, exist_ok=True)
-    start = time.time()
+    start, cpu = time.time(), cpu_seconds()
     with (folder / "train.log").open("w") as log, contextlib.redirect_stdout(log):  # the trainer's own tables
         spec = algo.train(task, seed, budget, folder)
-    trained = time.time() - start
-    deals = task.evaluation_deals(games)
-    played = ("win_rate", "ci95", "mean_cards")
+    trained, trained_cpu = time.time() - start, cpu_seconds() - cpu
+    first = task.evaluation_deals(games)[0]
     if same is not None and same["bot"] == spec and same["games"] == games:
-        outcome = {key: same[key] for key in played}
+        outcome = {key: same[key] for key in ("win_rate", "ci95", "mean_cards", "losses")}
     else:
-        team = evaluate(spec, task.config, games, deals[0], workers)
-        outcome = {"win_rate": team.win_rate, "ci95": list(team.ci95), "mean_cards": team.mean_cards}
+        outcome = played(spec, task, games, first, workers)
     result = {
         "task": task.name,
         "config": task.config.to_dict(),
@@ -253,10 +275,12 @@ def run_cell(
         "seed": seed,
         "budget_steps": budget,
         "train_seconds": round(trained, 1),
+        "train_cpu_seconds": round(trained_cpu, 1),
         "seconds": round(time.time() - start, 1),
         "curve": learning_curve(folder / "runs"),
         "bot": spec,
         "teacher": algo.teacher,
+        "start": played(algo.start(task, folder), task, games, first, workers) if algo.start else None,
         "limit": algo.limit,
         "games": games,
         **outcome,
@@ -267,11 +291,25 @@ def run_cell(
     return kept(result_file, lambda: result)  # a cell is done only once its whole result is on disk
 
 
+def played(spec: str, task: Task, games: int, first: int, workers: int) -> dict:
+    """``spec``'s team on ``games`` evaluation deals from ``first``: what a cell keeps of it."""
+    from tranquility_env.training.evaluate import evaluate
+
+    team = evaluate(spec, task.config, games, first, workers)
+    return {"win_rate": team.win_rate, "ci95": list(team.ci95), "mean_cards": team.mean_cards, "losses": team.losses}
+
+
+def cpu_seconds() -> float:
+    """CPU time used so far by this process (every thread) and its finished child processes."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def learning_curve(runs: Path) -> list[list[float]]:
-    """A trainer's periodic evaluations (``eval/win_rate`` in its TensorBoard logs under ``runs``,
-    a resumed run's included) as [env steps, wall-clock minutes from the first log's start, win
-    rate] rows; none for a fixed bot or a method that logs none. Kept in the cell's result, so the
-    curves need no logs."""
+    """A trainer's periodic evaluations (``eval/win_rate`` and ``eval/cards_on_mountain`` in its
+    TensorBoard logs under ``runs``, a resumed run's included) as [env steps, wall-clock minutes
+    from the first log's start, win rate, cards on the mountain] rows; none for a fixed bot or a
+    method that logs none. Kept in the cell's result, so the curves need no logs."""
     logs = sorted(runs.glob("run*"))  # SB3 starts run_1, then run_2 when resumed
     if not logs:
         return []
@@ -285,9 +323,11 @@ def learning_curve(runs: Path) -> list[list[float]]:
             start = charts.FirstEventTimestamp() if start is None else start
         except ValueError:  # a log with no event yet (killed at once)
             continue
-        if "eval/win_rate" in charts.Tags()["scalars"]:
+        tags = charts.Tags()["scalars"]
+        if "eval/win_rate" in tags:
+            cards = {p.step: p.value for p in charts.Scalars(CARDS_TAG)} if CARDS_TAG in tags else {}
             for p in charts.Scalars("eval/win_rate"):
-                points[p.step] = [p.step, round((p.wall_time - start) / 60, 3), p.value]
+                points[p.step] = [p.step, round((p.wall_time - start) / 60, 3), p.value, cards.get(p.step, math.nan)]
     return [points[step] for step in sorted(points)]
 
 
@@ -347,210 +387,6 @@ def kept(path: Path, make: Callable[[], dict]) -> dict:
     return value
 
 
-def score(cell: dict) -> float:
-    """A cell's graded score: the mean over its games of the cards on the mountain (0-44) plus 1
-    for a won game, so 0-45. It tells weak methods apart where the win rate is 0 for all."""
-    return cell["mean_cards"] + cell["win_rate"]
-
-
-def summarise(results: list[dict]) -> list[dict]:
-    """Per task and algorithm: the mean score and win rate over seeds, each with a 95% interval
-    over seeds (t), and the score normalised between random's (0) and the heuristic's (1) on the
-    same task when both ran."""
-    rows = []
-    for task_name in dict.fromkeys(r["task"] for r in results):
-        for algo in dict.fromkeys(r["algorithm"] for r in results if r["task"] == task_name):
-            cells = [r for r in results if r["task"] == task_name and r["algorithm"] == algo]
-            scores, score_half = _mean_and_half_width([score(c) for c in cells])
-            rate, half = _mean_and_half_width([c["win_rate"] for c in cells])
-            rows.append(
-                {
-                    "task": task_name,
-                    "algorithm": algo,
-                    "seeds": len(cells),
-                    "budget_steps": cells[0]["budget_steps"],
-                    "score": scores,
-                    "score_half_width": score_half,
-                    "win_rate": rate,
-                    "half_width": half,
-                    "warm_start": cells[0].get("teacher", ""),
-                    "limit": cells[0].get("limit", ""),
-                    "games": cells[0].get("games"),
-                }
-            )
-    for row in rows:
-        ends = {r["algorithm"]: r["score"] for r in rows if r["task"] == row["task"]}
-        low, high = ends.get("random"), ends.get("heuristic")
-        useful = low is not None and high is not None and high > low
-        row["normalised_score"] = (row["score"] - low) / (high - low) if useful else None
-    return rows
-
-
-def _mean_and_half_width(values: list[float]) -> tuple[float, float]:
-    half = _t95(len(values)) * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
-    return statistics.fmean(values), half
-
-
-def _t95(n: int) -> float:
-    """Student's t at 97.5% for ``n - 1`` degrees of freedom (n seeds)."""
-    table = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
-    return table.get(n, 1.96)
-
-
-def write_tables(out: Path, results: list[dict], rows: list[dict], teams: list[dict] | None = None) -> None:
-    teams = teams or []
-    (out / "results.json").write_text(
-        json.dumps({"protocol": PROTOCOL_VERSION, "cells": results, "rows": rows, "teamwork": teams}, indent=1)
-    )
-    with (out / "results.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    lines = [
-        "score: cards on the mountain plus 1 for a won game (0-45); score and win rate: mean over seeds "
-        "± the half-width of a 95% interval over seeds (Student's t); normalised score: (score - random's) / "
-        "(heuristic's - random's) on the same task.",
-        "",
-    ]
-    groups = (  # (which rows, the line above their table, the extra column: its title and row key)
-        (lambda r: not r["warm_start"] and not r.get("limit"), "", None),
-        (
-            lambda r: r["warm_start"],
-            "Warm-started (not comparable with the rows above: each starts from a teacher):",
-            ("starts from", "warm_start"),
-        ),
-        (
-            lambda r: r.get("limit"),
-            "The limits of the game (not methods: each cheats or searches at play time; on the first deals only):",
-            ("what it is", "limit"),
-        ),
-    )
-    for belongs, title, extra in groups:
-        chosen = [r for r in rows if belongs(r)]
-        if not chosen:
-            continue
-        if title:
-            lines += ["", title, ""]
-        lines += [
-            "| task | algorithm | seeds | budget (env steps) | score (0-45) | win rate | normalised score |"
-            + (f" {extra[0]} |" if extra else ""),
-            "|---|---|---:|---:|---:|---:|---:|" + ("---|" if extra else ""),
-        ]
-        for r in chosen:
-            cells = [
-                r["task"],
-                r["algorithm"] + (f" ({r['games']} deals)" if r.get("limit") else ""),
-                r["seeds"],
-                f"{r['budget_steps']:,}",
-                f"{r['score']:.1f} ± {_half(r['score_half_width'], '.1f')}",
-                f"{r['win_rate']:.1%} ± {_half(r['half_width'], '.1%')}",
-                "-" if r["normalised_score"] is None else f"{r['normalised_score']:.2f}",
-            ]
-            lines.append("| " + " | ".join(str(c) for c in cells + ([r[extra[1]]] if extra else [])) + " |")
-    commits = ", ".join(dict.fromkeys(r["commit"] for r in results))
-    hours = (sum(r.get("seconds", 0) for r in results) + sum(t.get("seconds", 0) for t in teams)) / 3600
-    lines += [
-        "",
-        f"hardware: {results[0]['hardware']}; commit {commits}; protocol {PROTOCOL_VERSION}; "
-        f"wall-clock {hours:.2f} h (training, evaluation and teamwork, summed over cells)",
-    ]
-    (out / "results.md").write_text("\n".join(lines + teamwork_lines(teams)) + "\n")
-
-
-def _half(value: float, spec: str) -> str:
-    return "-" if math.isnan(value) else format(value, spec)
-
-
-def teamwork_lines(teams: list[dict]) -> list[str]:
-    """The ad-hoc table (per partner: the algorithm's bot with the partner, mean over seeds, and the
-    partner's own team) and the cross-play table (self-play against mixed seeds)."""
-    if not teams:
-        return []
-    partners = list(teams[0]["partners"])
-    lines = [
-        "",
-        f"Ad-hoc teamwork ({teams[0]['games']} deals): one seat the algorithm's bot, the others the test",
-        "partner; each cell the mixed team's win rate (mean over seeds), the partner's own team in brackets.",
-        "",
-        "| task | algorithm | " + " | ".join(partners) + " | mean difference |",
-        "|---|---|" + "---:|" * (len(partners) + 1),
-    ]
-    for t in teams:
-        cells = [f"{p['mean']:.1%} ({p['alone']:.1%})" for p in t["partners"].values()]
-        gap = statistics.fmean(p["mean"] - p["alone"] for p in t["partners"].values())
-        lines.append(f"| {t['task']} | {t['algorithm']} | " + " | ".join(cells) + f" | {100 * gap:+.1f} points |")
-    crossed = [t for t in teams if t["cross_play"]]
-    if crossed:
-        lines += [
-            "",
-            "Cross-play across seeds: each pair of seeds' bots mixed (matrices in results.json), in every seating",
-            "where both play (`every`), or with even seats one bot and odd seats the other (`even/odd`, runs made",
-            "before every seating was played). The largest gap: the seating furthest from either bot's self-play.",
-            "",
-            "| task | algorithm | seatings | self-play (diagonal) | cross-play (off the diagonal) | difference "
-            "| largest gap |",
-            "|---|---|---|---:|---:|---:|---:|",
-        ]
-        for t in crossed:
-            c = t["cross_play"]
-            m = c["win_rate"]
-            own = statistics.fmean(m[i][i] for i in range(len(m)))
-            mixed = statistics.fmean(m[i][j] for i in range(len(m)) for j in range(len(m)) if i != j)
-            largest = "-" if c.get("largest_gap") is None else f"{100 * c['largest_gap']:.1f} points"
-            lines.append(
-                f"| {t['task']} | {t['algorithm']} | {c['seatings']} | {own:.1%} | {mixed:.1%} "
-                f"| {100 * (mixed - own):+.1f} points | {largest} |"
-            )
-    return lines
-
-
-def curves(out: Path, results: list[dict]) -> list[Path]:
-    """Per task, the learning algorithms' win rate on tuning deals during training (``eval/win_rate``)
-    against env steps and against wall-clock: one colour an algorithm, one line (and marker) a seed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
-
-    colours = plt.get_cmap("tab10").colors
-    markers = "osD^v"
-    names = list(dict.fromkeys(r["algorithm"] for r in results))
-    made = []
-    for task_name in dict.fromkeys(r["task"] for r in results):
-        fig, (by_steps, by_time) = plt.subplots(1, 2, figsize=(11, 4))
-        drawn = False
-        named = set()
-        for r in results:
-            if r["task"] != task_name or not r.get("curve"):
-                continue
-            steps, minutes, rates = zip(*r["curve"], strict=True)
-            style = {
-                "color": colours[names.index(r["algorithm"]) % len(colours)],
-                "marker": markers[r["seed"] % len(markers)],
-                "alpha": 0.8,
-            }
-            label = r["algorithm"] if r["algorithm"] not in named else None  # one legend entry an algorithm
-            named.add(r["algorithm"])
-            by_steps.plot(steps, rates, label=label, **style)
-            by_time.plot(minutes, rates, **style)
-            drawn = True
-        if drawn:
-            for axis, xlabel in ((by_steps, "env steps"), (by_time, "wall-clock minutes")):
-                axis.set_xlabel(xlabel)
-                axis.set_ylim(0, 1)
-                axis.set_ylabel("win rate (tuning deals)")
-                axis.grid(alpha=0.3)
-            by_steps.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
-            by_steps.legend(fontsize=7)
-            fig.suptitle(f"{task_name}: time to score")
-            path = out / f"curves_{task_name}.png"
-            fig.savefig(path, dpi=100, bbox_inches="tight")
-            made.append(path)
-        plt.close(fig)
-    return made
-
-
 def run(
     task_names: list[str],
     algo_names: list[str],
@@ -561,9 +397,12 @@ def run(
     workers: int,
     teamwork_games: int = 0,
     custom: Config | None = None,
+    tier: str = "quick",
 ) -> list[dict]:
-    """The whole protocol; returns the summary rows. ``teamwork_games`` > 0 adds the ad-hoc and
-    cross-play evaluation (``teamwork``) on that many deals."""
+    """The whole protocol at one tier of ``TIERS`` (times ``scale``); returns the summary rows.
+    ``teamwork_games`` > 0 adds the ad-hoc and cross-play evaluation (``teamwork``) on that many deals."""
+    if tier not in TIERS:
+        raise ValueError(f"--tier must be one of {', '.join(TIERS)}, got {tier!r}")
     if seeds < 1:
         raise ValueError(f"--seeds must be at least 1, got {seeds}")
     if not scale > 0 or not math.isfinite(scale):
@@ -575,19 +414,19 @@ def run(
     chosen = [tasks.task(name) for name in task_names]  # unknown names fail here, before any training
     chosen += [custom_task(custom)] if custom is not None else []
     algos = [algorithm(name) for name in algo_names]
-    check_run_dir(out, chosen)
+    check_run_dir(out, chosen, tier)
     results, teams = [], []
     for task in chosen:
         for algo in algos:
             if not algo.fits(task):
                 print(f"{task.name} {algo.name}: not run ({algo.about})", flush=True)
                 continue
-            budget = max(1, round(algo.budget * scale)) if algo.budget else 0
+            budget = max(1, round(TIERS[tier] * scale)) if algo.learns else 0
             deals = min(games, algo.games) if algo.games else games
             cells = []
             for seed in range(seeds):
                 folder = out / task.name / algo.name.replace(":", "_") / f"seed_{seed}"
-                same = cells[0] if cells and not algo.budget else None  # a fixed bot: seeds play alike
+                same = cells[0] if cells and not algo.learns else None  # a fixed bot: seeds play alike
                 cells.append(run_cell(task, algo, seed, budget, deals, folder, workers, same))
                 print(f"{task.name} {algo.name} seed {seed}: {cells[-1]['win_rate']:.1%}", flush=True)
             results += cells
@@ -595,7 +434,7 @@ def run(
             if partnered and (team := teamwork(task, algo.name, cells, teamwork_games, out, workers)):
                 teams.append(team)
     rows = summarise(results)
-    write_tables(out, results, rows, teams)
+    write_tables(out, results, rows, teams, PROTOCOL_VERSION, tier)
     curves(out, results)
     print((out / "results.md").read_text())
     return rows
@@ -617,8 +456,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--algorithms", default=",".join(DEFAULT_ALGORITHMS), help="comma-separated names or module:function"
     )
+    parser.add_argument(
+        "--tier",
+        choices=list(TIERS),
+        default="quick",
+        help="every learner's budget: " + ", ".join(f"{k} {v:,} env steps" for k, v in TIERS.items()),
+    )
     parser.add_argument("--seeds", type=int, default=3, help="seeds per algorithm and task (default 3)")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every training budget (default 1)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies the tier's budget (default 1)")
     parser.add_argument(
         "--games", type=int, default=tasks.EVALUATION_GAMES, help="evaluation deals per cell (default 1000)"
     )
@@ -644,6 +489,7 @@ def main(argv: list[str] | None = None) -> None:
             args.workers,
             args.teamwork_games,
             custom,
+            args.tier,
         )
     except ValueError as err:
         parser.error(str(err))
