@@ -204,7 +204,7 @@ def test_rows_lead_with_the_graded_score_and_the_win_rate_with_its_wilson_interv
 
     cells = [cell("p3-v1", "random", s, 10.0, 0.0) for s in (0, 1)]
     cells += [cell("p3-v1", "heuristic", s, 43.0, 0.6) for s in (0, 1)]
-    curve = [[100_000, 1.0, 0.0, 25.0], [200_000, 2.0, 0.0, 31.0]]
+    curve = [[100_000, 1.0, 0.0, 25.0], [200_000, 2.0, 0.0, 31.0]]  # 30 cards after 200,000 steps, not 40
     cells += [
         cell("p3-v1", "mappo", 0, 28.0, 0.0, curve=curve, train_cpu_seconds=3600.0, losses={"ran dry": 1000}),
         cell("p3-v1", "mappo", 1, 32.0, 0.0, curve=curve[:1], train_cpu_seconds=7200.0, losses={"ran dry": 990}),
@@ -221,6 +221,10 @@ def test_rows_lead_with_the_graded_score_and_the_win_rate_with_its_wilson_interv
     benchmark_report.write_tables(tmp_path, cells, list(rows.values()), protocol=3, tier="quick")
     table = (tmp_path / "results.md").read_text()
     assert "| p3-v1 | mappo | 2 | 0 | 30.0 ± 25.4 | 0.0% (0.0%-0.2%) | 0.60 | 0.2M (1/2) | - | - | 1.50 |" in table
+    cells[4]["curve"] = [[100_000, 1.0, 0.0, 41.0]]  # 30 and 40 cards at its first evaluation: no sooner known
+    cells[5]["curve"] = [[100_000, 1.0, 0.0, 40.0]]
+    benchmark_report.write_tables(tmp_path, cells, benchmark_report.summarise(cells), protocol=3, tier="quick")
+    assert "| 0.60 | ≤0.1M | ≤0.1M | - | 1.50 |" in (tmp_path / "results.md").read_text()
     assert "| p3-v1 | mappo | 99.5% |" in table  # ran dry: 1,990 of 2,000 games
     assert "protocol 3, quick tier" in table
 

@@ -74,6 +74,7 @@ def summarise(results: list[dict]) -> list[dict]:
                     "limit": cells[0].get("limit", ""),
                     "games": cells[0].get("games"),
                     "steps_to_cards": {str(n): [steps_to(c.get("curve", []), n) for c in cells] for n in CARDS},
+                    "first_evaluation": [c["curve"][0][0] if c.get("curve") else None for c in cells],
                     "cpu_hours": statistics.fmean(c.get("train_cpu_seconds", 0.0) for c in cells) / 3600,
                     "losses": losses,
                     "start_score": statistics.fmean(score(s) for s in starts) if starts else None,
@@ -173,7 +174,8 @@ def write_tables(
         "interval over seeds (Student's t); win rate: mean over seeds, with a 95% Wilson interval over every "
         "game of every seed; normalised score: (score - random's) / (heuristic's - random's) on the same task; "
         f"steps to {', '.join(map(str, CARDS))} cards: the first periodic evaluation (tuning deals) at that many "
-        "cards, median over the seeds that reached it (how many did, if not all); CPU-h: training, per seed.",
+        "cards, median over the seeds that reached it (how many did, if not all; ≤ where each had it at its first "
+        "evaluation); CPU-h: training, per seed.",
         "",
     ]
     groups = (  # (which rows, the line above their table, the extra column: its title and how it reads a row)
@@ -210,7 +212,7 @@ def write_tables(
                 f"{r['score']:.1f} ± {_half(r['score_half_width'], '.1f')}",
                 _rate(r),
                 "-" if r["normalised_score"] is None else f"{r['normalised_score']:.2f}",
-                *(_steps(r.get("steps_to_cards", {}).get(str(n), [])) for n in CARDS),
+                *(_steps(r.get("steps_to_cards", {}).get(str(n), []), r.get("first_evaluation", [])) for n in CARDS),
                 f"{r.get('cpu_hours', 0.0):.2f}",
             ]
             lines.append("| " + " | ".join(str(c) for c in cells + ([extra[1](r)] if extra else [])) + " |")
@@ -233,11 +235,14 @@ def _rate(row: dict) -> str:
     return f"{row['win_rate']:.1%}" + (f" ({ci[0]:.1%}-{ci[1]:.1%})" if ci else "")
 
 
-def _steps(per_seed: list[int | None]) -> str:
+def _steps(per_seed: list[int | None], firsts: list[int | None]) -> str:
+    """The median of the seeds' steps to a score; "≤" where every seed had it at its first
+    evaluation, so the curve cannot say how much sooner."""
     reached = [s for s in per_seed if s is not None]
     if not reached:
         return "-"
-    median = f"{statistics.median(reached) / 1e6:.2g}M"
+    at_first = all(s == f for s, f in zip(per_seed, firsts, strict=False) if s is not None) and len(firsts) > 0
+    median = ("≤" if at_first else "") + f"{statistics.median(reached) / 1e6:.2g}M"
     return median if len(reached) == len(per_seed) else f"{median} ({len(reached)}/{len(per_seed)})"
 
 
