@@ -162,6 +162,11 @@ def test_every_row_of_the_protocol_runs_on_one_task_with_tiny_budgets(tmp_path: 
     from tranquility_env.training import benchmark
 
     monkeypatch.setitem(benchmark.ALGORITHMS, "pimc", dataclasses.replace(benchmark.ALGORITHMS["pimc"], games=1))
+    small = {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "hidden": [16]}  # as test_rllib's
+    rllib = benchmark.trainer("rllib_train", "RllibConfig", num_env_runners=0, **small)
+    monkeypatch.setitem(
+        benchmark.ALGORITHMS, "rllib-ppo", dataclasses.replace(benchmark.ALGORITHMS["rllib-ppo"], train=rllib)
+    )
     out, algorithms = tmp_path / "bench", list(benchmark.ALGORITHMS)
     rows = benchmark.run(["solo-v1"], algorithms, seeds=1, scale=0.0005, games=2, out=out, workers=1)
     assert [r["algorithm"] for r in rows] == algorithms

@@ -65,6 +65,6 @@ def test_rllib_ppo_is_a_benchmark_row(tmp_path: Path, monkeypatch: pytest.Monkey
     small = {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "hidden": [16]}
     fast = dataclasses.replace(row, train=benchmark.trainer("rllib_train", "RllibConfig", num_env_runners=0, **small))
     monkeypatch.setitem(benchmark.ALGORITHMS, "rllib-ppo", fast)
-    rows = benchmark.run(["p2-v1"], ["rllib-ppo"], seeds=1, scale=0.002, games=2, out=tmp_path, workers=1)
+    rows = benchmark.run(["p2-v1"], ["rllib-ppo"], seeds=1, scale=0.0002, games=2, out=tmp_path, workers=1)
     cell = (tmp_path / "p2-v1" / "rllib-ppo" / "seed_0" / "result.json").read_text()
     assert rows[0]["algorithm"] == "rllib-ppo" and '"bot": "policy:' in cell

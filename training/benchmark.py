@@ -44,6 +44,7 @@ __all__ = ["ALGORITHMS", "PROTOCOL_VERSION", "TIERS", "main", "run", "trainer"]
 PROTOCOL_VERSION = 3
 TIERS = {"quick": 1_000_000, "standard": 10_000_000}  # env steps of every learning algorithm
 CURVE_POINTS = 10  # periodic evaluations of a training run: the curves and the steps to a score
+CURVE_GAMES = 100  # tuning deals a periodic evaluation plays (fewer in a reduced run: one per 1,000 steps)
 CARDS_TAG = "eval/cards_on_mountain"  # what the trainers log beside eval/win_rate
 CUSTOM = "custom"  # the task name of a table given with --custom
 Train = Callable[[Task, int, int, Path], str]
@@ -91,6 +92,7 @@ def trainer(module: str, config_class: str, **settings: object) -> Train:
             total_steps=budget,
             checkpoint_every=max(1, budget // CURVE_POINTS),
             eval_every=max(1, budget // CURVE_POINTS),
+            eval_games=min(CURVE_GAMES, max(1, budget // 1000)),
             final_eval_games=1,
             checkpoints_dir=str(folder / "checkpoints"),
             logs_dir=str(folder / "runs"),
