@@ -190,6 +190,7 @@ def cell(task: str, algorithm: str, seed: int, cards: float, wins: float, **more
         "task": task,
         "algorithm": algorithm,
         "seed": seed,
+        "bot": f"policy:{task}/{algorithm}/seed_{seed}",  # each seed its own bot, as a learner's
         "budget_steps": 0,
         "mean_cards": cards,
         "win_rate": wins,
@@ -223,6 +224,9 @@ def test_rows_lead_with_the_graded_score_and_the_win_rate_with_its_wilson_interv
     assert rows["mappo"]["cpu_hours"] == 1.5 and rows["mappo"]["losses"] == {"ran dry": 1990}
     low, high = rows["heuristic"]["win_rate_ci95"]  # 1,200 wins of 2,000 games
     assert low == pytest.approx(0.5784, abs=1e-3) and high == pytest.approx(0.6213, abs=1e-3)
+    fixed = [cell("p3-v1", "heuristic", s, 43.0, 0.6, bot="heuristic") for s in (0, 1)]  # one bot, the same games
+    low, high = benchmark_report.summarise(fixed)[0]["win_rate_ci95"]  # 600 wins of 1,000 games, counted once
+    assert low == pytest.approx(0.5696, abs=1e-3) and high == pytest.approx(0.6293, abs=1e-3)
     benchmark_report.write_tables(tmp_path, cells, list(rows.values()), protocol=3, tier="quick")
     table = (tmp_path / "results.md").read_text()
     assert "| p3-v1 | mappo | 2 | 0 | 30.0 ± 25.4 | 0.0% (0.0%-0.2%) | 0.60 | 0.2M (1/2) | - | - | 1.50 |" in table

@@ -112,24 +112,29 @@ FINE_TUNE = {"learning_rate": 5e-5, "ent_coef": 0.0, "critic_warmup": 25, "other
 
 def warm_start(task: Task, folder: Path) -> str:
     """The network of the shipped bot of the task's table, played as one network (the shipped bot
-    plays it over its colour symmetries), copied to ``folder/start``: what ``warm_mappo`` trains."""
+    plays it over its colour symmetries): what ``warm_mappo`` trains, as a bot name."""
+    return f"policy:{_start_network(task, folder)}"
+
+
+def _start_network(task: Task, folder: Path) -> Path:
+    """``warm_start``'s checkpoint, copied from the shipped bot to ``folder/start`` once."""
     from tranquility_env import checkpoint
     from tranquility_env.bots import shipped_bot
 
     start = folder / "start"
     if not start.is_dir():  # checkpoint.copy writes the folder whole or not at all
         checkpoint.copy(shipped_bot(task.config.players), start, symmetrised=False)
-    return f"policy:{start}"
+    return start
 
 
 def warm_mappo(task: Task, seed: int, budget: int, folder: Path) -> str:
     """MAPPO from the shipped bot's network (``warm_start``) with the fine-tune recipe."""
     from tranquility_env import checkpoint
 
-    start = warm_start(task, folder).removeprefix("policy:")
+    start = _start_network(task, folder)
     about = checkpoint.load(start)[0]
     network = {"hidden": about["hidden"], "activation": about["activation"]}
-    return trainer("mappo", "MappoConfig", init_actor=start, **FINE_TUNE, **network)(task, seed, budget, folder)
+    return trainer("mappo", "MappoConfig", init_actor=str(start), **FINE_TUNE, **network)(task, seed, budget, folder)
 
 
 def has_shipped_bot(task: Task) -> bool:
@@ -252,11 +257,20 @@ def commit() -> str:
 
 
 def run_cell(
-    task: Task, algo: Algorithm, seed: int, budget: int, games: int, folder: Path, workers: int, same: dict | None
+    task: Task,
+    algo: Algorithm,
+    seed: int,
+    budget: int,
+    games: int,
+    folder: Path,
+    workers: int,
+    same: dict | None,
+    step_zero: dict | None = None,
 ) -> dict:
     """Train (if a learning algorithm) and evaluate one cell; its result, also written to ``folder``.
     ``same``: a cell of this fixed bot already played on these deals (its bots are seeded by the
-    deal, so another seed plays every game alike), whose outcome is taken instead of playing again."""
+    deal, so another seed plays every game alike), whose outcome is taken instead of playing again;
+    ``step_zero``: a warm start's step-0 result from an earlier seed (every seed starts from one bot)."""
     result_file = folder / "result.json"
     if result_file.exists():
         return json.loads(result_file.read_text())
@@ -282,7 +296,7 @@ def run_cell(
         "curve": learning_curve(folder / "runs"),
         "bot": spec,
         "teacher": algo.teacher,
-        "start": played(algo.start(task, folder), task, games, first, workers) if algo.start else None,
+        "start": step_zero or (played(algo.start(task, folder), task, games, first, workers) if algo.start else None),
         "limit": algo.limit,
         "games": games,
         **outcome,
@@ -429,14 +443,15 @@ def run(
             for seed in range(seeds):
                 folder = out / task.name / algo.name.replace(":", "_") / f"seed_{seed}"
                 same = cells[0] if cells and not algo.learns else None  # a fixed bot: seeds play alike
-                cells.append(run_cell(task, algo, seed, budget, deals, folder, workers, same))
+                step_zero = cells[0]["start"] if cells else None
+                cells.append(run_cell(task, algo, seed, budget, deals, folder, workers, same, step_zero))
                 print(f"{task.name} {algo.name} seed {seed}: {cells[-1]['win_rate']:.1%}", flush=True)
             results += cells
             partnered = teamwork_games and not algo.limit  # a limit is never a partner
             if partnered and (team := teamwork(task, algo.name, cells, teamwork_games, out, workers)):
                 teams.append(team)
     rows = summarise(results)
-    write_tables(out, results, rows, teams, PROTOCOL_VERSION, tier)
+    write_tables(out, results, rows, teams, protocol=PROTOCOL_VERSION, tier=tier)
     curves(out, results)
     print((out / "results.md").read_text())
     return rows

@@ -41,9 +41,10 @@ def steps_to(curve: list[list[float]], cards: int) -> int | None:
 def summarise(results: list[dict]) -> list[dict]:
     """Per task and algorithm: the mean score over seeds with a 95% interval over seeds (t), the
     win rate (its mean over seeds, the t half-width, and a Wilson interval over every game of
-    every seed), the score normalised between random's (0) and the heuristic's (1) on the same
-    task when both ran, each seed's steps to ``CARDS``, the training CPU-hours per seed, the
-    losses summed over seeds and, for a warm start, the score and win rate of its step 0."""
+    every seed, a fixed bot's games counted once), the score normalised between random's (0) and
+    the heuristic's (1) on the same task when both ran, each seed's steps to ``CARDS``, the
+    training CPU-hours per seed, the losses summed over seeds and, for a warm start, the score and
+    win rate of its step 0."""
     from tranquility_env.training.evaluate import wilson
 
     rows = []
@@ -52,8 +53,9 @@ def summarise(results: list[dict]) -> list[dict]:
             cells = [r for r in results if r["task"] == task_name and r["algorithm"] == algo]
             scores, score_half = _mean_and_half_width([score(c) for c in cells])
             rate, half = _mean_and_half_width([c["win_rate"] for c in cells])
-            games = sum(c.get("games", 0) for c in cells)
-            wins = round(sum(c["win_rate"] * c.get("games", 0) for c in cells))
+            played = {c.get("bot"): c for c in cells}.values()  # a fixed bot's seeds play the same games
+            games = sum(c.get("games", 0) for c in played)
+            wins = round(sum(c["win_rate"] * c.get("games", 0) for c in played))
             losses: dict[str, int] = {}
             for c in cells:
                 for reason, n in c.get("losses", {}).items():
@@ -155,7 +157,8 @@ def write_tables(
     results: list[dict],
     rows: list[dict],
     teams: list[dict] | None = None,
-    protocol: int = 3,
+    *,
+    protocol: int,
     tier: str = "",
 ) -> None:
     """``results.json`` (cells, rows, aggregate, teamwork), ``results.csv`` (the rows) and
