@@ -23,6 +23,7 @@ from tranquility_env.symmetry import (
     kind_map,
     observation_index,
     permute_game,
+    rename_decisions,
     state_index,
 )
 
@@ -106,3 +107,26 @@ def test_a_relabelled_deal_played_with_relabelled_moves_is_the_relabelled_game(
             mirror = permute_game(game, sigma)
         decisions += 1
     assert mirror.status == game.status and mirror.turn == game.turn
+
+
+@pytest.mark.parametrize("config", [Config(players=3), Config(players=2, green_path=True)], ids=["base", "green-path"])
+def test_renamed_decisions_are_the_relabelled_games_decisions(config: Config) -> None:
+    """Imitation's augmentation: each row, under the symmetry drawn for it, is the relabelled
+    game's observation and mask with the relabelled move, which is legal there."""
+    symmetries, rng = colour_symmetries(config), random.Random(5)
+    game, rows = Game.new(config, 11), []
+    while not game.is_over:
+        seat, action = game.current_player, eager_choice(game, rng, 0.9)
+        rows.append((game.clone(), seat, action))
+        game.apply_action(action)
+    which = np.arange(len(rows)) % len(symmetries)
+    obs = np.stack([encoding.observation(g, s) for g, s, _ in rows])
+    masks = np.stack([encoding.action_mask(g, s) for g, s, _ in rows])
+    chosen = np.array([a for _, _, a in rows])
+    seen, legal, moves = rename_decisions(config, obs, masks, chosen, which)
+    for i, (g, s, a) in enumerate(rows):
+        sigma = symmetries[which[i]]
+        mirror = permute_game(g, sigma)
+        assert (seen[i] == encoding.observation(mirror, s)).all()
+        assert (legal[i] == encoding.action_mask(mirror, s)).all()
+        assert moves[i] == action_image(sigma)[a] and legal[i][moves[i]]

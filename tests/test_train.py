@@ -152,12 +152,19 @@ def test_imitation_scores_the_teachers_choices_as_the_masked_distribution_does()
     model = MaskablePPO("MlpPolicy", TeamEnv(players=3), policy_kwargs={"net_arch": [32, 16]}, seed=0)
     mask = np.unpackbits(masks, axis=1, count=model.policy.action_space.n)
     o, a = torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(chosen)
-    with torch.no_grad():
-        values, log_prob, _ = model.policy.evaluate_actions(o, a, action_masks=mask)
-        plain_values, plain_log_prob = value_and_log_prob(model.policy, o, a, mask)
+    values, log_prob, _ = model.policy.evaluate_actions(o, a, action_masks=mask)
+    log_prob.sum().backward()
+    gradients = [p.grad.clone() for p in model.policy.parameters() if p.grad is not None]
+    model.policy.zero_grad()
+    plain_values, plain_log_prob = value_and_log_prob(model.policy, o, a, mask)
+    plain_log_prob.sum().backward()  # the head's rows of legal actions only: the same gradients
     assert len(obs) > 50 and log_prob.max() < -0.5  # an untrained policy, many choices a decision
     torch.testing.assert_close(plain_values, values.flatten())
     torch.testing.assert_close(plain_log_prob, log_prob, atol=1e-5, rtol=1e-5)
+    plain = [p.grad for p in model.policy.parameters() if p.grad is not None]
+    assert len(plain) == len(gradients) > 4
+    for got, expected in zip(plain, gradients, strict=True):
+        torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
 
 
 def test_the_policy_normalised_once_is_sb3_contribs_on_the_same_weights() -> None:

@@ -81,6 +81,7 @@ class TrainConfig(RunConfig):
     pretrain_replays: str = ""  # a folder of replay files (browser games): the person's moves are imitated too
     pretrain_epochs: int = 6
     pretrain_lr: float = 1e-3
+    pretrain_symmetries: bool = False  # each imitated decision seen under a random colour symmetry of the table
     dagger_rounds: int = 0  # after imitation: rounds in which the policy plays and the teacher labels
     dagger_games: int = 5_000  # games a round
     dagger_epochs: int = 2  # epochs on all the data gathered so far, after each round
@@ -276,23 +277,43 @@ def gather(cfg: TrainConfig, first: int, games: int, player: str | None = None) 
     return [np.concatenate([part[i] for part in parts]) for i in range(4)]
 
 
-def value_and_log_prob(policy: Any, obs: Any, chosen: Any, mask: np.ndarray) -> tuple[Any, Any]:
-    """The critic's values and the log-probabilities of ``chosen`` under the masked policy: what
-    ``policy.evaluate_actions`` gives, as a plain masked log-softmax, without building SB3's masked
-    3,962-way distribution object (and its entropy) for every batch, which dominates an update."""
+def value_and_log_prob(policy: Any, obs: Any, chosen: Any, mask: np.ndarray, critic: bool = True) -> tuple[Any, Any]:
+    """The critic's values (None without ``critic``) and the log-probabilities of ``chosen`` under
+    the masked policy: what ``policy.evaluate_actions`` gives, without building SB3's masked
+    3,962-way distribution (and its entropy) for every batch. The head computes the logits of each
+    row's legal actions only, as MAPPO's ``Actor.legal_logits`` does: a few dozen of its 3,962
+    rows a decision."""
     import torch
 
-    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
-    logits = policy.action_net(latent_pi).masked_fill(~torch.as_tensor(mask, dtype=torch.bool), float("-inf"))
-    return policy.value_net(latent_vf).flatten(), logits.log_softmax(-1).gather(1, chosen[:, None]).squeeze(1)
+    counts = mask.sum(1, dtype=np.int64)
+    rows, ids = np.nonzero(mask)  # each row's legal ids, ascending
+    place = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    legal = np.zeros((len(mask), int(counts.max())), dtype=np.int64)
+    legal[rows, place] = ids
+    at = torch.as_tensor(
+        mask.cumsum(1, dtype=np.int64)[np.arange(len(mask)), np.asarray(chosen)] - 1
+    )  # chosen's place in its row
+    legal, valid = torch.as_tensor(legal), torch.as_tensor(np.arange(legal.shape[1]) < counts[:, None])
+
+    features = policy.extract_features(obs)
+    latent_pi = policy.mlp_extractor.forward_actor(features)
+    head = policy.action_net
+    head_rows = head.weight.index_select(0, legal.flatten()).view(*legal.shape, -1)  # (batch, legal, hidden)
+    logits = ((head_rows * latent_pi[:, None, :]).sum(2) + head.bias[legal]).masked_fill(~valid, float("-inf"))
+    values = policy.value_net(policy.mlp_extractor.forward_critic(features)).flatten() if critic else None
+    return values, logits.log_softmax(-1).gather(1, at[:, None]).squeeze(1)
 
 
 def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label: str) -> None:
-    """Cross-entropy on the teacher's choices (masked) and the critic regressed on the returns."""
+    """Cross-entropy on the teacher's choices (masked) and, when PPO follows (``total_steps``),
+    the critic regressed on the returns: a run that stops after the imitation never uses it."""
     import torch
+
+    from tranquility_env import symmetry
 
     obs, masks, chosen, returns = data
     policy, rng, start = model.policy, np.random.default_rng(cfg.seed), time.time()
+    renamings = len(symmetry.colour_symmetries(cfg.config)) if cfg.pretrain_symmetries else 1
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.pretrain_lr, fused=True)  # one kernel for all tensors
     batches = -(-len(obs) // 512)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * batches)
@@ -301,11 +322,16 @@ def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label
         for b in range(batches):
             idx = order[b * 512 : (b + 1) * 512]
             mask = np.unpackbits(masks[idx], axis=1, count=policy.action_space.n)  # drop packbits' padding
+            seen, target = obs[idx], chosen[idx]
+            if renamings > 1:  # colour renamings as data augmentation
+                which = rng.integers(renamings, size=len(idx))
+                seen, mask, target = symmetry.rename_decisions(cfg.config, seen, mask, target, which)
             values, log_prob = value_and_log_prob(
-                policy, torch.as_tensor(obs[idx], dtype=torch.float32), torch.as_tensor(chosen[idx]), mask
+                policy, torch.as_tensor(seen, dtype=torch.float32), torch.as_tensor(target), mask, cfg.total_steps > 0
             )
-            value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(returns[idx]))
-            loss = -log_prob.mean() + 0.5 * value_loss
+            loss = -log_prob.mean()
+            if values is not None:
+                loss = loss + 0.5 * torch.nn.functional.mse_loss(values, torch.as_tensor(returns[idx]))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -33,6 +33,7 @@ __all__ = [
     "kind_map",
     "observation_index",
     "permute_game",
+    "rename_decisions",
     "state_index",
 ]
 
@@ -153,6 +154,24 @@ def observation_index(sigma: tuple[int, int, int]) -> np.ndarray:
 def state_index(sigma: tuple[int, int, int]) -> np.ndarray:
     """The global state of the relabelled game is ``state[state_index(sigma)]``."""
     return _layout_index(encoding.STATE_LAYOUT, sigma)
+
+
+def rename_decisions(
+    config: Config, obs: np.ndarray, masks: np.ndarray, chosen: np.ndarray, which: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decisions (rows of observations, action masks and chosen action ids) each seen under the
+    symmetry ``colour_symmetries(config)[which[i]]``: the relabelled game's observation and mask,
+    and the relabelled move. Data augmentation for imitation: a teacher that treats the colours
+    alike would choose the relabelled move in the relabelled game."""
+    stacked = [
+        np.stack([f(s) for s in colour_symmetries(config)]) for f in (observation_index, action_index, action_image)
+    ]
+    seen_at, mask_at, image = (a[which] for a in stacked)
+    return (
+        np.take_along_axis(obs, seen_at, 1),
+        np.take_along_axis(masks, mask_at, 1),
+        image[np.arange(len(which)), chosen],
+    )
 
 
 def _layout_index(layout: list, sigma: tuple[int, int, int]) -> np.ndarray:
