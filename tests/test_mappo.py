@@ -75,6 +75,8 @@ def test_mappo_trains_exports_a_bot_and_resumes(
 def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
+    import torch
+
     from tranquility_env.training import mappo
 
     monkeypatch.chdir(tmp_path)
@@ -104,6 +106,28 @@ def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(
     assert "win rate" not in capsys.readouterr().out
     mappo.main([*common, "run=cold", "critic_warmup=1"])  # the second update trains the actor too
     assert not same_actor("cold")
+    mappo.main([*common, "run=rates", "critic_warmup=2", "learning_rate=0.0001", "critic_learning_rate=0.002"])
+    groups = torch.load(tmp_path / "checkpoints" / "rates" / "resume.pt", weights_only=True)["optimizer"][
+        "param_groups"
+    ]
+    assert [g["lr"] for g in groups] == [0.0001, 0.002]  # the actor's, then the critic's own
+
+
+def test_mappo_stops_at_its_minutes_over_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from tranquility_env.training import mappo
+
+    monkeypatch.chdir(tmp_path)
+    common = ["run=m", "num_envs=4", "num_steps=16", "hidden=[16]", "critic_hidden=[16]", "players=2"]
+    common += ["final_eval_games=0", "eval_every=1000", "checkpoint_every=1000"]
+    mappo.main([*common, "total_steps=128"])  # no limit: every step
+    assert PolicyBot.load(str(tmp_path / "checkpoints" / "m" / "final")).about["steps"] == 128
+    spent = torch.load(tmp_path / "checkpoints" / "m" / "resume.pt", weights_only=True)["minutes"]
+    assert 0 < spent < 5
+    # resumed with a limit below the minutes already spent: it ends before another update
+    mappo.main([*common, "total_steps=256", f"max_minutes={spent / 2}", "--resume"])
+    assert PolicyBot.load(str(tmp_path / "checkpoints" / "m" / "final")).about["steps"] == 128
 
 
 @pytest.mark.parametrize(
@@ -114,6 +138,7 @@ def test_mappo_starts_from_a_bot_checkpoint_and_warms_up_the_critic(
         ({"activation": "relu"}, r"differs in \['activation'\]"),
         ({"init_actor": "no/such/folder"}, "not a bot checkpoint"),
         ({"critic_warmup": -1}, "'critic_warmup' must be at least 0"),
+        ({"max_minutes": -1}, "'max_minutes' must be at least 0"),
         ({"device": "tpu"}, "'device' must be 'auto', 'cpu' or 'cuda'"),
     ],
 )

@@ -178,14 +178,14 @@ def save_config(cfg: RunConfig, run_dir: Path) -> None:
     (run_dir / "train_config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
 
 
-def check_resume(cfg: Any, run_dir: Path, grows: str = "total_steps") -> None:
-    """A resumed run must have the config it was started with (a config dataclass; its field
+def check_resume(cfg: Any, run_dir: Path, grows: tuple[str, ...] = ("total_steps", "max_minutes")) -> None:
+    """A resumed run must have the config it was started with (a config dataclass; its fields
     ``grows`` may differ: a run goes on for longer)."""
     saved = run_dir / "train_config.yaml"
     if not saved.is_file():
         raise ValueError(f"--resume: {saved} is missing: there is no run to go on with")
-    before = {k: v for k, v in run_values(type(cfg), yaml.safe_load(saved.read_text())).items() if k != grows}
-    now = {k: v for k, v in dataclasses.asdict(cfg).items() if k != grows}
+    before = {k: v for k, v in run_values(type(cfg), yaml.safe_load(saved.read_text())).items() if k not in grows}
+    now = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in grows}
     before["config"] = before["config"].to_dict()
     if before != now:
         changed = sorted(k for k in now if before.get(k) != now[k])

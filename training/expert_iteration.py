@@ -156,7 +156,7 @@ def expert_iteration(cfg: ExpertIterationConfig, resume: bool = False) -> Path:
     run_dir, logs = Path(cfg.checkpoints_dir) / cfg.run, Path(cfg.logs_dir) / cfg.run
     record = run_dir / "iterations.jsonl"
     if resume:
-        check_resume(cfg, run_dir, grows="iterations")
+        check_resume(cfg, run_dir, grows=("iterations",))
     run_dir.mkdir(parents=True, exist_ok=True)
     done = [json.loads(line) for line in record.read_text().splitlines()] if resume and record.is_file() else []
     if not resume:

@@ -90,6 +90,8 @@ class MappoConfig(RunConfig):
     max_grad_norm: float = 0.5
     init_actor: str = ""  # a bot checkpoint the actor starts from (its game, hidden and activation)
     critic_warmup: int = 0  # first updates that train the critic alone, so a started actor keeps its play
+    critic_learning_rate: float = 0.0  # the critic's own rate (0: learning_rate): a fresh critic beside a started actor
+    max_minutes: float = 0.0  # 0: none; else the run ends at the first update past this many minutes of training
     critic: str = (
         "global"  # what the critic sees: "global" (the full state: MAPPO) or "local" (the seat's observation: IPPO)
     )
@@ -101,8 +103,9 @@ class MappoConfig(RunConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.critic_warmup < 0:
-            raise ValueError("train config 'critic_warmup' must be at least 0")
+        for name in ("critic_warmup", "critic_learning_rate", "max_minutes"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"train config {name!r} must be at least 0")
         if self.critic not in CRITICS:
             raise ValueError(f"train config 'critic' must be one of {list(CRITICS)}, got {self.critic!r}")
         if self.engine not in ENGINES:
@@ -292,10 +295,12 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     critic = Critic(CRITICS[cfg.critic], cfg.critic_hidden, cfg.activation)
     actor.to(device)
     critic.to(device)
-    optimizer = torch.optim.Adam(
-        [*actor.parameters(), *critic.parameters()], lr=cfg.learning_rate, eps=1e-5, fused=True
-    )
-    global_step = 0
+    groups = [
+        {"params": [*actor.parameters()]},
+        {"params": [*critic.parameters()], "lr": cfg.critic_learning_rate or cfg.learning_rate},
+    ]
+    optimizer = torch.optim.Adam(groups, lr=cfg.learning_rate, eps=1e-5, fused=True)
+    global_step, minutes_before = 0, 0.0  # minutes: of training, in the runs this one resumes
     if cfg.init_actor and not resume:
         actor.load_pairs(starting_actor(cfg))
     if resume:
@@ -307,7 +312,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         critic.load_state_dict(saved["critic"])
         optimizer.load_state_dict(saved["optimizer"])
         norm.mean, norm.var, norm.count = saved["norm"]
-        global_step = int(saved["global_step"])
+        global_step, minutes_before = int(saved["global_step"]), float(saved.get("minutes", 0.0))
         if "torch_rng" in saved:  # so the resumed run samples on from where it stopped, not from cfg.seed again
             torch.set_rng_state(saved["torch_rng"])
         else:  # saved before the stream was stored: at least not the start's stream again
@@ -322,6 +327,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
             "optimizer": optimizer.state_dict(),
             "norm": [norm.mean, norm.var, norm.count],
             "global_step": global_step,
+            "minutes": minutes_before + (time.time() - start) / 60,
             "torch_rng": torch.get_rng_state(),
         }
         torch.save(state, run_dir / "resume.tmp.pt")
@@ -357,6 +363,9 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     rollout_time = update_time = 0.0
     bar = tqdm(total=cfg.total_steps, initial=global_step, unit="step", dynamic_ncols=True)
     while global_step < cfg.total_steps:
+        if cfg.max_minutes and minutes_before + (time.time() - start) / 60 >= cfg.max_minutes:
+            print(f"{cfg.run}: {cfg.max_minutes} minutes of training reached at step {global_step}")
+            break
         # --- rollout
         began = time.time()
         policy = rollout_policy(actor, cfg)
