@@ -112,7 +112,7 @@ def test_a_relabelled_deal_played_with_relabelled_moves_is_the_relabelled_game(
 @pytest.mark.parametrize("config", [Config(players=3), Config(players=2, green_path=True)], ids=["base", "green-path"])
 def test_renamed_decisions_are_the_relabelled_games_decisions(config: Config) -> None:
     """Imitation's augmentation: each row, under the symmetry drawn for it, is the relabelled
-    game's observation and mask with the relabelled move, which is legal there."""
+    game's observation and legal ids, the move chosen keeping its place and its padding."""
     symmetries, rng = colour_symmetries(config), random.Random(5)
     game, rows = Game.new(config, 11), []
     while not game.is_over:
@@ -121,12 +121,15 @@ def test_renamed_decisions_are_the_relabelled_games_decisions(config: Config) ->
         game.apply_action(action)
     which = np.arange(len(rows)) % len(symmetries)
     obs = np.stack([encoding.observation(g, s) for g, s, _ in rows])
-    masks = np.stack([encoding.action_mask(g, s) for g, s, _ in rows])
-    chosen = np.array([a for _, _, a in rows])
-    seen, legal, moves = rename_decisions(config, obs, masks, chosen, which)
+    width = max(len(g.legal_actions()) for g, _, _ in rows) + 1
+    legal = np.full((len(rows), width), -1)
+    for i, (g, _, _) in enumerate(rows):
+        legal[i, : len(g.legal_actions())] = g.legal_actions()
+    seen, renamed = rename_decisions(config, obs, legal, which)
     for i, (g, s, a) in enumerate(rows):
         sigma = symmetries[which[i]]
-        mirror = permute_game(g, sigma)
+        mirror, n = permute_game(g, sigma), len(g.legal_actions())
         assert (seen[i] == encoding.observation(mirror, s)).all()
-        assert (legal[i] == encoding.action_mask(mirror, s)).all()
-        assert moves[i] == action_image(sigma)[a] and legal[i][moves[i]]
+        assert sorted(renamed[i, :n]) == mirror.legal_actions() and (renamed[i, n:] == -1).all()
+        place = g.legal_actions().index(a)
+        assert renamed[i, place] == action_image(sigma)[a]

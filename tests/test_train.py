@@ -139,24 +139,31 @@ def test_imitation_learns_the_teachers_choices(tmp_path: Path) -> None:
 
 
 def test_imitation_scores_the_teachers_choices_as_the_masked_distribution_does() -> None:
-    """``value_and_log_prob`` (the imitation's plain masked log-softmax) gives the values and
-    log-probabilities of SB3's ``evaluate_actions`` on the same weights, masks and choices."""
+    """``value_and_log_prob`` over ``decision_rows`` (each decision's legal ids, the choice's place
+    among them) gives the values, log-probabilities and gradients of SB3's ``evaluate_actions``
+    on the same weights, masks and choices."""
     import torch
     from sb3_contrib import MaskablePPO
 
     from tranquility_env import TeamEnv
-    from tranquility_env.training.train import TrainConfig, teacher_games, value_and_log_prob
+    from tranquility_env.training.train import TrainConfig, decision_rows, teacher_games, value_and_log_prob
 
     cfg = TrainConfig.make(players=3, pretrain_games=1, n_envs=1)
     obs, masks, chosen, _ = teacher_games(cfg, 0, 2)
     model = MaskablePPO("MlpPolicy", TeamEnv(players=3), policy_kwargs={"net_arch": [32, 16]}, seed=0)
     mask = np.unpackbits(masks, axis=1, count=model.policy.action_space.n)
+    legal, at = decision_rows(masks[::-1].copy(), chosen[::-1].copy(), model.policy.action_space.n)
+    legal, at = legal[::-1], at[::-1]  # made in another order: each row its own
+    for row, m, c, place in zip(legal, mask, chosen, at, strict=True):
+        real = row[row >= 0]
+        assert (real == np.flatnonzero(m)).all() and real[place] == c and (row[len(real) :] == -1).all()
     o, a = torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(chosen)
     values, log_prob, _ = model.policy.evaluate_actions(o, a, action_masks=mask)
     log_prob.sum().backward()
     gradients = [p.grad.clone() for p in model.policy.parameters() if p.grad is not None]
     model.policy.zero_grad()
-    plain_values, plain_log_prob = value_and_log_prob(model.policy, o, a, mask)
+    rows, places = torch.as_tensor(legal.astype(np.int64)), torch.as_tensor(at.copy())
+    plain_values, plain_log_prob = value_and_log_prob(model.policy, o, rows, places)
     plain_log_prob.sum().backward()  # the head's rows of legal actions only: the same gradients
     assert len(obs) > 50 and log_prob.max() < -0.5  # an untrained policy, many choices a decision
     torch.testing.assert_close(plain_values, values.flatten())
@@ -165,6 +172,7 @@ def test_imitation_scores_the_teachers_choices_as_the_masked_distribution_does()
     assert len(plain) == len(gradients) > 4
     for got, expected in zip(plain, gradients, strict=True):
         torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
+    assert value_and_log_prob(model.policy, o, rows, places, critic=False)[0] is None
 
 
 def test_the_policy_normalised_once_is_sb3_contribs_on_the_same_weights() -> None:

@@ -46,6 +46,7 @@ from tranquility_env.training.common import (
 __all__ = [
     "TrainConfig",
     "compiled_teachers",
+    "decision_rows",
     "gather",
     "imitate",
     "main",
@@ -277,24 +278,37 @@ def gather(cfg: TrainConfig, first: int, games: int, player: str | None = None) 
     return [np.concatenate([part[i] for part in parts]) for i in range(4)]
 
 
-def value_and_log_prob(policy: Any, obs: Any, chosen: Any, mask: np.ndarray, critic: bool = True) -> tuple[Any, Any]:
-    """The critic's values (None without ``critic``) and the log-probabilities of ``chosen`` under
-    the masked policy: what ``policy.evaluate_actions`` gives, without building SB3's masked
-    3,962-way distribution (and its entropy) for every batch. The head computes the logits of each
-    row's legal actions only, as MAPPO's ``Actor.legal_logits`` does: a few dozen of its 3,962
-    rows a decision."""
-    import torch
+def decision_rows(masks: np.ndarray, chosen: np.ndarray, actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Decisions as the imitation's fit reads them: packed action masks (``np.packbits`` rows of
+    ``actions`` bits) as rows of legal ids, ascending and padded with -1 to the longest row
+    (int16), and where ``chosen`` is in its row. Unpacked in chunks, so a million decisions never
+    need their 3,962-wide masks at once."""
+    parts, at = [], np.zeros(len(masks), np.int64)
+    for first in range(0, len(masks), 50_000):
+        mask = np.unpackbits(masks[first : first + 50_000], axis=1, count=actions)
+        size = mask.sum(1, dtype=np.int64)
+        r, ids = np.nonzero(mask)  # row-major: each row's ids ascending
+        place = np.arange(len(r)) - np.repeat(np.cumsum(size) - size, size)
+        part = np.full((len(mask), int(size.max(initial=1))), -1, dtype=np.int16)
+        part[r, place] = ids
+        hit = ids == chosen[first + r]
+        at[first + r[hit]] = place[hit]
+        parts.append(part)
+    legal = np.full((len(masks), max(p.shape[1] for p in parts)), -1, dtype=np.int16)
+    for first, part in zip(range(0, len(masks), 50_000), parts, strict=True):
+        legal[first : first + len(part), : part.shape[1]] = part
+    return legal, at
 
-    counts = mask.sum(1, dtype=np.int64)
-    rows, ids = np.nonzero(mask)  # each row's legal ids, ascending
-    place = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
-    legal = np.zeros((len(mask), int(counts.max())), dtype=np.int64)
-    legal[rows, place] = ids
-    at = torch.as_tensor(
-        mask.cumsum(1, dtype=np.int64)[np.arange(len(mask)), np.asarray(chosen)] - 1
-    )  # chosen's place in its row
-    legal, valid = torch.as_tensor(legal), torch.as_tensor(np.arange(legal.shape[1]) < counts[:, None])
 
+def value_and_log_prob(policy: Any, obs: Any, legal: Any, at: Any, critic: bool = True) -> tuple[Any, Any]:
+    """The critic's values (None without ``critic``) and the log-probability of each row's choice
+    under the masked policy, from rows of legal ids padded with -1 and the choice's place in its
+    row (``decision_rows``): what ``policy.evaluate_actions`` gives, without SB3's masked 3,962-way
+    distribution. The head computes the logits of each row's legal actions only, as MAPPO's
+    ``Actor.legal_logits`` does: a few dozen of its 3,962 rows a decision."""
+
+    valid = legal >= 0
+    legal = legal.clamp(min=0)
     features = policy.extract_features(obs)
     latent_pi = policy.mlp_extractor.forward_actor(features)
     head = policy.action_net
@@ -312,6 +326,7 @@ def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label
     from tranquility_env import symmetry
 
     obs, masks, chosen, returns = data
+    legal, at = decision_rows(masks, chosen, model.policy.action_space.n)
     policy, rng, start = model.policy, np.random.default_rng(cfg.seed), time.time()
     renamings = len(symmetry.colour_symmetries(cfg.config)) if cfg.pretrain_symmetries else 1
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.pretrain_lr, fused=True)  # one kernel for all tensors
@@ -321,13 +336,16 @@ def fit(model: Any, cfg: TrainConfig, data: list[np.ndarray], epochs: int, label
         order, agree = rng.permutation(len(obs)), 0
         for b in range(batches):
             idx = order[b * 512 : (b + 1) * 512]
-            mask = np.unpackbits(masks[idx], axis=1, count=policy.action_space.n)  # drop packbits' padding
-            seen, target = obs[idx], chosen[idx]
-            if renamings > 1:  # colour renamings as data augmentation
+            seen, ids = obs[idx], legal[idx].astype(np.int64)
+            if renamings > 1:  # colour renamings as data augmentation; a choice keeps its place
                 which = rng.integers(renamings, size=len(idx))
-                seen, mask, target = symmetry.rename_decisions(cfg.config, seen, mask, target, which)
+                seen, ids = symmetry.rename_decisions(cfg.config, seen, ids, which)
             values, log_prob = value_and_log_prob(
-                policy, torch.as_tensor(seen, dtype=torch.float32), torch.as_tensor(target), mask, cfg.total_steps > 0
+                policy,
+                torch.as_tensor(seen, dtype=torch.float32),
+                torch.as_tensor(ids),
+                torch.as_tensor(at[idx]),
+                cfg.total_steps > 0,
             )
             loss = -log_prob.mean()
             if values is not None:

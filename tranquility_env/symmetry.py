@@ -157,21 +157,17 @@ def state_index(sigma: tuple[int, int, int]) -> np.ndarray:
 
 
 def rename_decisions(
-    config: Config, obs: np.ndarray, masks: np.ndarray, chosen: np.ndarray, which: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Decisions (rows of observations, action masks and chosen action ids) each seen under the
-    symmetry ``colour_symmetries(config)[which[i]]``: the relabelled game's observation and mask,
-    and the relabelled move. Data augmentation for imitation: a teacher that treats the colours
-    alike would choose the relabelled move in the relabelled game."""
-    stacked = [
-        np.stack([f(s) for s in colour_symmetries(config)]) for f in (observation_index, action_index, action_image)
-    ]
-    seen_at, mask_at, image = (a[which] for a in stacked)
-    return (
-        np.take_along_axis(obs, seen_at, 1),
-        np.take_along_axis(masks, mask_at, 1),
-        image[np.arange(len(which)), chosen],
-    )
+    config: Config, obs: np.ndarray, legal: np.ndarray, which: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Decisions (rows of observations and of action ids, padding below 0 kept) each seen under
+    the symmetry ``colour_symmetries(config)[which[i]]``: the relabelled game's observation and
+    the relabelled ids, each in its place, so a move chosen at a place of its row stays there.
+    Data augmentation for imitation: a teacher that treats the colours alike would choose the
+    relabelled move in the relabelled game."""
+    symmetries = colour_symmetries(config)
+    seen_at = np.stack([observation_index(s) for s in symmetries])[which]
+    image = np.stack([action_image(s) for s in symmetries])[which[:, None], np.maximum(legal, 0)]
+    return np.take_along_axis(obs, seen_at, 1), np.where(legal < 0, legal, image)
 
 
 def _layout_index(layout: list, sigma: tuple[int, int, int]) -> np.ndarray:
