@@ -32,12 +32,13 @@ FINETUNE = --config configs/mappo.yaml hidden=[256,64] activation=relu critic_wa
 
 # The main job, 3 players, base game: imitation of the heuristic's value model (tranquility train's
 # embedded default config, without its PPO; checkpoints/p3/), Other-Play MAPPO fine-tuning of that
-# bot (checkpoints/p3_finetune/), the fine-tuned bot played over its colour symmetries
+# bot for 8 minutes (max_minutes: as many steps as the machine makes in them; checkpoints/p3_finetune/),
+# the fine-tuned bot played over its colour symmetries
 # (checkpoints/p3_main/), then its evaluation table. TensorBoard logs in runs/.
 train: $(VENV)/.installed
 	$(BIN)/tranquility train total_steps=0 final_eval_games=0
-	$(BIN)/tranquility mappo $(FINETUNE) other_play=true init_actor=checkpoints/p3/final total_steps=2000000 \
-		final_eval_games=0 run=p3_finetune
+	$(BIN)/tranquility mappo $(FINETUNE) other_play=true init_actor=checkpoints/p3/final total_steps=10000000 \
+		max_minutes=8 eval_every=1000000 final_eval_games=0 run=p3_finetune
 	$(BIN)/tranquility symmetrise checkpoints/p3_finetune/final checkpoints/p3_main/final
 	$(BIN)/tranquility evaluate --players 3 --team policy:checkpoints/p3_main/final --team heuristic --team random
 
