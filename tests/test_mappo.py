@@ -125,9 +125,18 @@ def test_mappo_stops_at_its_minutes_over_resumes(tmp_path: Path, monkeypatch: py
     assert PolicyBot.load(str(tmp_path / "checkpoints" / "m" / "final")).about["steps"] == 128
     spent = torch.load(tmp_path / "checkpoints" / "m" / "resume.pt", weights_only=True)["minutes"]
     assert 0 < spent < 5
+    # a resume file saved before the critic had its own optimizer group (and its minutes) still resumes
+    saved = torch.load(tmp_path / "checkpoints" / "m" / "resume.pt", weights_only=True)
+    actor_group, critic_group = saved["optimizer"]["param_groups"]
+    saved["optimizer"]["param_groups"] = [{**actor_group, "params": actor_group["params"] + critic_group["params"]}]
+    del saved["minutes"]
+    torch.save(saved, tmp_path / "checkpoints" / "m" / "resume.pt")
+    mappo.main([*common, "total_steps=192", "--resume"])
+    assert PolicyBot.load(str(tmp_path / "checkpoints" / "m" / "final")).about["steps"] == 192
+    spent = torch.load(tmp_path / "checkpoints" / "m" / "resume.pt", weights_only=True)["minutes"]
     # resumed with a limit below the minutes already spent: it ends before another update
     mappo.main([*common, "total_steps=256", f"max_minutes={spent / 2}", "--resume"])
-    assert PolicyBot.load(str(tmp_path / "checkpoints" / "m" / "final")).about["steps"] == 128
+    assert PolicyBot.load(str(tmp_path / "checkpoints" / "m" / "final")).about["steps"] == 192
 
 
 @pytest.mark.parametrize(

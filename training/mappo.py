@@ -310,7 +310,11 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         saved = torch.load(run_dir / "resume.pt", weights_only=True, map_location="cpu")
         actor.load_state_dict(saved["actor"])
         critic.load_state_dict(saved["critic"])
-        optimizer.load_state_dict(saved["optimizer"])
+        state = saved["optimizer"]
+        if len(state["param_groups"]) == 1:  # saved when actor and critic shared one group: split it
+            only, k = state["param_groups"][0], len(list(actor.parameters()))
+            state["param_groups"] = [{**only, "params": only["params"][:k]}, {**only, "params": only["params"][k:]}]
+        optimizer.load_state_dict(state)
         norm.mean, norm.var, norm.count = saved["norm"]
         global_step, minutes_before = int(saved["global_step"]), float(saved.get("minutes", 0.0))
         if "torch_rng" in saved:  # so the resumed run samples on from where it stopped, not from cfg.seed again
