@@ -28,6 +28,7 @@ __all__ = [
     "evaluate_checkpoint",
     "export_actor",
     "final_table",
+    "legal_head_logits",
     "load_config",
     "log_evaluation",
     "run_trainer",
@@ -104,6 +105,15 @@ def torch_activation(name: str) -> Any:
     import torch
 
     return {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[name]
+
+
+def legal_head_logits(head: Any, x: Any, legal: Any, valid: Any) -> Any:
+    """The logits of an action head (a torch ``Linear`` over every action) at each row's legal ids
+    ``legal[i, :]`` only, from the last hidden layer's rows ``x``; padding (not ``valid``) at -1e8.
+    A few dozen of the head's 3,962 rows a decision, each against its own row of ``x``."""
+    head_rows = head.weight.index_select(0, legal.flatten()).view(*legal.shape, -1)  # (batch, legal, hidden)
+    logits = (head_rows * x[:, None, :]).sum(2) + head.bias[legal]  # a batched matmul is slower
+    return logits.masked_fill(~valid, -1e8)
 
 
 def check_fields(cfg: Any) -> None:

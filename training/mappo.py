@@ -48,6 +48,7 @@ from tranquility_env.training.common import (
     check_resume,
     export_actor,
     final_table,
+    legal_head_logits,
     log_evaluation,
     run_trainer,
     save_config,
@@ -175,10 +176,7 @@ class Actor(nn.Module):
     ) -> torch.Tensor:
         """The masked logits of each row's legal actions ``legal[i, :]`` (``padded``; ``valid`` marks
         the real ones): ``forward``'s logits at those ids. ``inputs``: see ``first_layer``."""
-        x = self.body[1:](first_layer(self.body[0], obs, inputs))
-        head_rows = self.head.weight.index_select(0, legal.flatten()).view(*legal.shape, -1)  # (batch, legal, hidden)
-        logits = (head_rows * x[:, None, :]).sum(2) + self.head.bias[legal]  # a batched matmul is slower
-        return logits.masked_fill(~valid, -1e8)
+        return legal_head_logits(self.head, self.body[1:](first_layer(self.body[0], obs, inputs)), legal, valid)
 
     def legal_dist(
         self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor, inputs: torch.Tensor | None = None
@@ -324,6 +322,9 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
         print(f"resuming {cfg.run} at step {global_step}")
     save_config(cfg, run_dir)
 
+    def minutes() -> float:  # of training, this run's and those it resumes
+        return minutes_before + (time.time() - start) / 60
+
     def save_resume() -> None:
         state = {
             "actor": actor.state_dict(),
@@ -331,7 +332,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
             "optimizer": optimizer.state_dict(),
             "norm": [norm.mean, norm.var, norm.count],
             "global_step": global_step,
-            "minutes": minutes_before + (time.time() - start) / 60,
+            "minutes": minutes(),
             "torch_rng": torch.get_rng_state(),
         }
         torch.save(state, run_dir / "resume.tmp.pt")
@@ -367,7 +368,7 @@ def train(cfg: MappoConfig, resume: bool = False) -> Path:
     rollout_time = update_time = 0.0
     bar = tqdm(total=cfg.total_steps, initial=global_step, unit="step", dynamic_ncols=True)
     while global_step < cfg.total_steps:
-        if cfg.max_minutes and minutes_before + (time.time() - start) / 60 >= cfg.max_minutes:
+        if cfg.max_minutes and minutes() >= cfg.max_minutes:
             print(f"{cfg.run}: {cfg.max_minutes} minutes of training reached at step {global_step}")
             break
         # --- rollout

@@ -37,6 +37,7 @@ from tranquility_env.training.common import (
     evaluate_checkpoint,
     export_actor,
     final_table,
+    legal_head_logits,
     run_trainer,
     save_config,
     torch_activation,
@@ -304,16 +305,10 @@ def value_and_log_prob(policy: Any, obs: Any, legal: Any, at: Any, critic: bool 
     """The critic's values (None without ``critic``) and the log-probability of each row's choice
     under the masked policy, from rows of legal ids padded with -1 and the choice's place in its
     row (``decision_rows``): what ``policy.evaluate_actions`` gives, without SB3's masked 3,962-way
-    distribution. The head computes the logits of each row's legal actions only, as MAPPO's
-    ``Actor.legal_logits`` does: a few dozen of its 3,962 rows a decision."""
-
-    valid = legal >= 0
-    legal = legal.clamp(min=0)
+    distribution: the head scores each row's legal actions only (``legal_head_logits``)."""
     features = policy.extract_features(obs)
     latent_pi = policy.mlp_extractor.forward_actor(features)
-    head = policy.action_net
-    head_rows = head.weight.index_select(0, legal.flatten()).view(*legal.shape, -1)  # (batch, legal, hidden)
-    logits = ((head_rows * latent_pi[:, None, :]).sum(2) + head.bias[legal]).masked_fill(~valid, float("-inf"))
+    logits = legal_head_logits(policy.action_net, latent_pi, legal.clamp(min=0), legal >= 0)
     values = policy.value_net(policy.mlp_extractor.forward_critic(features)).flatten() if critic else None
     return values, logits.log_softmax(-1).gather(1, at[:, None]).squeeze(1)
 
